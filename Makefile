@@ -1,0 +1,42 @@
+# impactbandits — the two commands for a fresh machine are `make demo` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+DEMO_OUT ?= runs/demo
+
+.PHONY: demo test bench lint format clean
+
+$(VENV)/.installed-base: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed-base
+
+## demo: create .venv, install, reproduce the headline figure and write its report
+demo: $(VENV)/.installed-base
+	$(VENV)/bin/impactbandits reproduce demo-stationary --out $(DEMO_OUT)
+
+## test: create .venv with the dev extras and run the test suite
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest -q
+
+## bench: throughput and memory benchmarks (SMPyBandits reference in its own venv)
+bench: $(VENV)/.installed-dev
+	$(PY) benchmarks/run.py
+
+lint: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
+
+format: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff format src tests benchmarks
+	$(VENV)/bin/ruff check --fix src tests benchmarks
+
+clean:
+	rm -rf $(VENV) runs build dist .pytest_cache .ruff_cache

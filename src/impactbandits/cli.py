@@ -1,0 +1,243 @@
+"""Command-line interface: ``impactbandits run | reproduce | report | export | list``.
+
+Bad input (a spec error, an unknown name, an unusable output directory) prints one line,
+``error: <field>: <what is allowed>``, and exits with status 2 — no traceback, nothing stored is
+changed. Ctrl-C during a sweep exits with status 130 after keeping every finished result.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+import click
+
+from impactbandits.errors import ImpactBanditsError, SpecError
+
+EXPORT_FORMATS = ("csv", "parquet")
+LIST_WHAT = ("environments", "policies", "oracles", "figures")
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn library errors into a one-line message and exit status."""
+
+    @wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from impactbandits.experiments.runner import Interrupted
+
+        try:
+            return function(*args, **kwargs)
+        except Interrupted as exc:
+            _fail(str(exc), 130)
+        except ImpactBanditsError as exc:
+            _fail(str(exc))
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+
+    return wrapper
+
+
+def _int_option(value: str | None, field: str) -> int | None:
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise SpecError(field, f"must be a positive integer, got {value!r}") from None
+    if number < 1:
+        raise SpecError(field, f"must be a positive integer, got {value!r}")
+    return number
+
+
+def _run_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option(
+            "--out", "out", default=None, help="Run directory (default: runs/<name>-<key>)."
+        ),
+        click.option(
+            "--backend", default="process", show_default=True, help="serial, process or dask."
+        ),
+        click.option("--workers", default=None, help="Worker processes (default: all cores)."),
+        click.option("--scheduler", default=None, help="Dask scheduler address (backend dask)."),
+        click.option("--seeds", default=None, help="Override the number of replications."),
+        click.option(
+            "--batch-size",
+            "batch_size",
+            default=None,
+            help="Replications simulated together per task.",
+        ),
+        click.option(
+            "--progress/--no-progress",
+            default=None,
+            help="Progress bar (default: on when the terminal is interactive).",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _execute(
+    spec: Any,
+    out: str | None,
+    backend: str,
+    workers: str | None,
+    scheduler: str | None,
+    batch_size: str | None,
+    progress: bool | None,
+) -> Path:
+    from impactbandits.experiments.runner import run_experiment
+
+    summary = run_experiment(
+        spec,
+        run_dir=out,
+        backend=backend,
+        workers=_int_option(workers, "workers"),
+        scheduler=scheduler,
+        batch_size=_int_option(batch_size, "batch_size"),
+        progress=sys.stderr.isatty() if progress is None else progress,
+        log=lambda line: click.echo(line, err=True),
+    )
+    click.echo(
+        f"{summary.computed} results computed, {summary.reused} reused -> {summary.run_dir}",
+        err=True,
+    )
+    return summary.run_dir
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="impactbandits")
+def cli() -> None:
+    """Bandits in which the learner's own actions change future rewards."""
+
+
+@cli.command()
+@click.argument("spec_path", metavar="SPEC.toml")
+@_run_options
+@click.option(
+    "--report/--no-report", default=True, show_default=True, help="Write report.html after the run."
+)
+@_guard
+def run(
+    spec_path: str,
+    out: str | None,
+    backend: str,
+    workers: str | None,
+    scheduler: str | None,
+    seeds: str | None,
+    batch_size: str | None,
+    progress: bool | None,
+    report: bool,
+) -> None:
+    """Run the experiment described by SPEC.toml (resumes an interrupted run)."""
+    from impactbandits.experiments.spec import load_spec
+
+    spec = load_spec(spec_path, seeds=_int_option(seeds, "seeds"))
+    run_dir = _execute(spec, out, backend, workers, scheduler, batch_size, progress)
+    if report:
+        from impactbandits.experiments.report import write_report
+
+        click.echo(write_report(run_dir))
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--quick", is_flag=True, help="Reduced grid (minutes instead of hours).")
+@_run_options
+@_guard
+def reproduce(
+    name: str,
+    quick: bool,
+    out: str | None,
+    backend: str,
+    workers: str | None,
+    scheduler: str | None,
+    seeds: str | None,
+    batch_size: str | None,
+    progress: bool | None,
+) -> None:
+    """Reproduce a registered paper figure and write its report."""
+    from impactbandits.experiments.figures import get_figure
+    from impactbandits.experiments.report import write_report
+
+    figure = get_figure(name)
+    spec = figure.build(quick)
+    if seeds is not None:
+        spec = spec.replace(seeds=_int_option(seeds, "seeds"))
+    run_dir = _execute(spec, out, backend, workers, scheduler, batch_size, progress)
+    extra = figure.render(run_dir) if figure.render is not None else []
+    click.echo(write_report(run_dir, extra_figures=extra))
+
+
+@cli.command()
+@click.argument("run_dir", metavar="RUN_DIR")
+@_guard
+def report(run_dir: str) -> None:
+    """Write RUN_DIR/report.html with figures and a summary table."""
+    from impactbandits.experiments.report import write_report
+
+    click.echo(write_report(run_dir))
+
+
+@cli.command()
+@click.argument("run_dir", metavar="RUN_DIR")
+@click.option("--format", "fmt", default="csv", show_default=True, help="csv or parquet.")
+@click.option(
+    "--output", "-o", default=None, help="File to write (default: RUN_DIR/results.FORMAT)."
+)
+@click.option("--trajectories", is_flag=True, help="Include intra-run checkpoints.")
+@_guard
+def export(run_dir: str, fmt: str, output: str | None, trajectories: bool) -> None:
+    """Export the tidy table: one row per (cell, seed, horizon)."""
+    if fmt not in EXPORT_FORMATS:
+        raise SpecError("format", f"unknown format {fmt!r}; allowed: {', '.join(EXPORT_FORMATS)}")
+    from impactbandits.experiments.tidy import tidy_table
+
+    table = tidy_table(run_dir, trajectories=trajectories)
+    path = Path(output) if output else Path(run_dir) / f"results.{fmt}"
+    if path.is_dir():
+        raise SpecError("output", f"{str(path)!r} is a directory; give a file name")
+    if fmt == "csv":
+        table.to_csv(path, index=False)
+    else:
+        table.to_parquet(path, index=False)
+    click.echo(path)
+
+
+@cli.command(name="list")
+@click.argument("what", required=False, default=None, metavar="[WHAT]")
+@_guard
+def list_(what: str | None) -> None:
+    """List environments, policies, oracles and figures (or one of them)."""
+    from impactbandits.experiments.figures import FIGURES, get_figure
+    from impactbandits.registry import describe
+
+    if what is not None and what not in LIST_WHAT:
+        raise SpecError("what", f"unknown list {what!r}; allowed: {', '.join(LIST_WHAT)}")
+    for section in LIST_WHAT if what is None else (what,):
+        click.echo(f"{section}:")
+        if section == "figures":
+            rows = [(name, get_figure(name).title) for name in sorted(FIGURES)]
+        else:
+            rows = describe(
+                {"environments": "environment", "policies": "policy", "oracles": "oracle"}[section]
+            )
+        width = max((len(name) for name, _ in rows), default=0)
+        for name, text in rows:
+            click.echo(f"  {name.ljust(width)}  {text}")
+
+
+def main() -> None:
+    cli()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

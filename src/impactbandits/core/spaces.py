@@ -1,0 +1,132 @@
+"""Action spaces.
+
+Two kinds of action occur in the five papers:
+
+* :class:`Discrete` — pull one of ``n`` arms (Lindner et al., Patil et al., Ron et al., Cella &
+  Cesa-Bianchi). A batch of actions is an ``int64`` array of shape ``(R,)``.
+* :class:`Simplex` — choose a probability vector over ``n`` groups (Tang et al.'s meta-arms),
+  optionally restricted to the ε-grid. A batch of actions is a ``float`` array of shape ``(R, n)``.
+
+The space, not the simulation loop, knows how an action counts towards the "pulls" of each arm
+(one-hot for a discrete pull, the vector itself for a meta-arm) and when two actions differ, so the
+runner has no special cases for either kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from impactbandits.errors import SpecError
+
+__all__ = ["ActionSpace", "Discrete", "Simplex"]
+
+
+@dataclass(frozen=True)
+class ActionSpace:
+    """Base class: ``n`` is the number of arms (or groups) actions are counted against."""
+
+    n: int
+    kind: ClassVar[str] = "abstract"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.n, int | np.integer) or self.n < 1:
+            raise SpecError("n_arms", f"must be a positive integer, got {self.n!r}")
+
+    def accumulate(self, pulls: np.ndarray, actions: np.ndarray, rows: np.ndarray) -> None:
+        """Add one round of ``actions`` (a batch) to ``pulls`` of shape ``(R, n)`` in place."""
+        raise NotImplementedError
+
+    def changed(self, actions: np.ndarray, previous: np.ndarray) -> np.ndarray:
+        """Boolean ``(R,)``: where this round's action differs from the previous one."""
+        raise NotImplementedError
+
+    def initial_previous(self, replications: int) -> np.ndarray:
+        """A 'previous action' that no real action equals (so round 1 is not a switch)."""
+        raise NotImplementedError
+
+    def validate(self, actions: np.ndarray, replications: int) -> np.ndarray:
+        """Check a batch of actions returned by a policy; return it in canonical dtype."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Discrete(ActionSpace):
+    """Pull one of ``n`` arms, numbered ``0 .. n-1``."""
+
+    kind: ClassVar[str] = "discrete"
+
+    def accumulate(self, pulls: np.ndarray, actions: np.ndarray, rows: np.ndarray) -> None:
+        pulls[rows, actions] += 1
+
+    def changed(self, actions: np.ndarray, previous: np.ndarray) -> np.ndarray:
+        return (actions != previous) & (previous >= 0)
+
+    def initial_previous(self, replications: int) -> np.ndarray:
+        return np.full(replications, -1, dtype=np.int64)
+
+    def validate(self, actions: np.ndarray, replications: int) -> np.ndarray:
+        actions = np.asarray(actions)
+        if actions.shape != (replications,) or not np.issubdtype(actions.dtype, np.integer):
+            raise SpecError(
+                "action",
+                f"a policy must return {replications} integer arm indices, got shape "
+                f"{actions.shape} of {actions.dtype}",
+            )
+        if actions.size and (actions.min() < 0 or actions.max() >= self.n):
+            raise SpecError("action", f"arm indices must lie in 0..{self.n - 1}")
+        return actions.astype(np.int64, copy=False)
+
+
+@dataclass(frozen=True)
+class Simplex(ActionSpace):
+    """Probability vectors over ``n`` groups; ``resolution`` = 1/ε restricts them to the ε-grid.
+
+    With ``resolution = None`` any vector of the simplex is allowed (Tang et al., Section 2);
+    with an integer ``resolution = 1/ε`` every coordinate must be a multiple of ε (their
+    discretisation, Section 4).
+    """
+
+    resolution: int | None = None
+    tolerance: float = 1e-9
+    kind: ClassVar[str] = "simplex"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.resolution is not None and (
+            not isinstance(self.resolution, int | np.integer) or self.resolution < 1
+        ):
+            raise SpecError(
+                "resolution", f"1/ε must be a positive integer, got {self.resolution!r}"
+            )
+
+    def accumulate(self, pulls: np.ndarray, actions: np.ndarray, rows: np.ndarray) -> None:
+        pulls += actions
+
+    def changed(self, actions: np.ndarray, previous: np.ndarray) -> np.ndarray:
+        return np.any(np.abs(actions - previous) > self.tolerance, axis=1) & (previous[:, 0] >= 0)
+
+    def initial_previous(self, replications: int) -> np.ndarray:
+        return np.full((replications, self.n), -1.0)
+
+    def validate(self, actions: np.ndarray, replications: int) -> np.ndarray:
+        actions = np.asarray(actions, dtype=float)
+        if actions.shape != (replications, self.n):
+            raise SpecError(
+                "action",
+                f"a policy must return {replications} probability vectors of length {self.n}, "
+                f"got shape {actions.shape}",
+            )
+        if np.any(actions < -self.tolerance) or not np.all(np.isfinite(actions)):
+            raise SpecError("action", "probability vectors must be finite and non-negative")
+        if np.any(np.abs(actions.sum(axis=1) - 1.0) > 1e-6):
+            raise SpecError("action", "probability vectors must sum to 1")
+        if self.resolution is not None:
+            scaled = actions * self.resolution
+            if np.any(np.abs(scaled - np.round(scaled)) > 1e-6):
+                raise SpecError(
+                    "action", f"coordinates must be multiples of ε = 1/{self.resolution}"
+                )
+        return actions

@@ -1,0 +1,5 @@
+"""Environments: the dynamics of each setting."""
+
+from impactbandits.envs.stationary import BernoulliBandit, GaussianBandit
+
+__all__ = ["BernoulliBandit", "GaussianBandit"]

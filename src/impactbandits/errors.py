@@ -1,0 +1,24 @@
+"""Error types raised at the library's boundary.
+
+Every error a user can provoke with bad input is a :class:`SpecError`: one line that names the
+offending field and what is allowed. The CLI prints it and exits with status 2.
+"""
+
+from __future__ import annotations
+
+
+class ImpactBanditsError(Exception):
+    """Base class of the library's own errors."""
+
+
+class SpecError(ImpactBanditsError, ValueError):
+    """Invalid user input: ``field`` names where, ``message`` says what is allowed."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}" if field else message)
+
+
+class StoreError(ImpactBanditsError):
+    """The results store cannot be used as asked (wrong path, foreign spec, corrupt file)."""

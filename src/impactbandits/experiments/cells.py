@@ -1,0 +1,118 @@
+"""From a spec to cells: (environment, policy, horizon) runs, and seed batches of them (tasks).
+
+An *anytime* policy (``requires_horizon`` false) gets one cell that runs to the largest horizon
+and is measured at every horizon of the grid; a horizon-aware policy gets one cell per horizon.
+Each run also records ``spec.checkpoints`` trajectory points (half log-spaced, half linear) for
+regret-vs-time plots.
+
+Random streams are keyed so that common random numbers hold (ARCHITECTURE principle 5): the
+environment's streams depend only on (root seed, environment content, replication), the
+policy's on (root seed, environment, policy, replication) — never on the horizon, the batch, the
+backend or the worker count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from impactbandits.core.random import stable_key
+from impactbandits.errors import SpecError
+from impactbandits.experiments.spec import ComponentSpec, ExperimentSpec, canonical_json
+from impactbandits.registry import build_environment, build_policy
+
+__all__ = ["Cell", "Task", "batches", "expand"]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (environment, policy, horizon) run shape; ``horizon`` is ``None`` for anytime runs."""
+
+    key: str
+    environment: ComponentSpec
+    policy: ComponentSpec
+    horizon: int | None
+    rounds: int
+    grid: tuple[int, ...]
+    """Horizons measured by this cell (all of the spec's for anytime cells, else ``(T,)``)."""
+    checkpoints: tuple[int, ...]
+    """Every recorded round: the grid plus trajectory points."""
+    n_arms: int
+    seed: int
+    env_key: int
+    policy_key: int
+
+
+@dataclass(frozen=True)
+class Task:
+    """A batch of replications of one cell: the unit of work sent to a backend."""
+
+    cell: Cell
+    replications: tuple[int, ...]
+
+
+def trajectory_points(rounds: int, count: int) -> np.ndarray:
+    """About ``count`` rounds in 1..rounds: half geometric, half linear, always ``rounds``."""
+    half = max(count // 2, 1)
+    geo = np.floor(np.geomspace(1, rounds, half)).astype(np.int64)
+    lin = np.floor(np.linspace(rounds / half, rounds, half)).astype(np.int64)
+    return np.unique(np.clip(np.concatenate([geo, lin, [rounds]]), 1, rounds))
+
+
+def expand(spec: ExperimentSpec) -> list[Cell]:
+    """All cells of ``spec`` in a deterministic order (environment, policy, horizon)."""
+    cells = []
+    for e, env_spec in enumerate(spec.environments):
+        env = build_environment(env_spec.kind, env_spec.params)
+        space = env.action_space
+        env_key = env_spec.content_key()
+        for p, pol_spec in enumerate(spec.policies):
+            policy = build_policy(pol_spec.kind, pol_spec.params)
+            if space.kind not in policy.action_kinds:
+                raise SpecError(
+                    f"policies[{p}].kind",
+                    f"{pol_spec.kind!r} plays {', '.join(policy.action_kinds)} actions but "
+                    f"environments[{e}] ({env_spec.kind!r}) has {space.kind} actions",
+                )
+            policy_key = stable_key(canonical_json([env_spec.content(), pol_spec.content()]))
+            horizons: Iterable[int | None] = spec.horizons if policy.requires_horizon else [None]
+            for horizon in horizons:
+                rounds = horizon if horizon is not None else max(spec.horizons)
+                grid = (horizon,) if horizon is not None else spec.horizons
+                points = trajectory_points(rounds, spec.checkpoints)
+                checkpoints = tuple(int(x) for x in np.union1d(points, grid))
+                content = {
+                    "environment": env_spec.content(),
+                    "policy": pol_spec.content(),
+                    "horizon": horizon,
+                    "grid": list(grid),
+                    "checkpoints": spec.checkpoints,
+                    "seed": spec.seed,
+                    "format": 1,
+                }
+                key = f"{stable_key(canonical_json(content)):016x}"
+                cells.append(
+                    Cell(
+                        key,
+                        env_spec,
+                        pol_spec,
+                        horizon,
+                        rounds,
+                        grid,
+                        checkpoints,
+                        space.n,
+                        spec.seed,
+                        env_key,
+                        policy_key,
+                    )
+                )
+    return cells
+
+
+def batches(cell: Cell, replications: Iterable[int], size: int) -> Iterator[Task]:
+    """Split the replications of ``cell`` into tasks of at most ``size``."""
+    reps = sorted(replications)
+    for start in range(0, len(reps), size):
+        yield Task(cell, tuple(reps[start : start + size]))

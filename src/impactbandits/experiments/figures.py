@@ -1,0 +1,47 @@
+"""The figure registry: named, reproducible experiments (``impactbandits reproduce NAME``).
+
+Each entry is a :class:`Figure`: a function from ``quick`` (reduced grid) to a full
+:class:`~impactbandits.experiments.spec.ExperimentSpec`, and optionally a renderer drawing the
+paper's own panels from the run directory. Paper issues add their entries to :data:`FIGURES`
+(lazy import paths: nothing is imported until a figure is asked for).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from impactbandits.errors import SpecError
+from impactbandits.experiments.spec import ExperimentSpec
+
+__all__ = ["FIGURES", "Figure", "get_figure"]
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    title: str
+    source: str
+    """Paper, section and figure number reproduced."""
+    build: Callable[[bool], ExperimentSpec]
+    """``build(quick)``: the experiment; ``quick=True`` gives the reduced grid."""
+    render: Callable[[Path], list[Path]] | None = None
+    """Draw the paper's panels from a finished run directory; returns the PNG paths."""
+
+
+FIGURES: Mapping[str, str] = {
+    "demo-stationary": "impactbandits.experiments.papers.demo:FIGURE",
+}
+
+
+def get_figure(name: str) -> Figure:
+    if name not in FIGURES:
+        allowed = ", ".join(sorted(FIGURES))
+        raise SpecError("name", f"unknown figure {name!r}; allowed: {allowed}")
+    module, _, attr = FIGURES[name].partition(":")
+    figure = getattr(importlib.import_module(module), attr)
+    if not isinstance(figure, Figure):  # pragma: no cover - registry consistency
+        raise TypeError(f"{FIGURES[name]} is not a Figure")
+    return figure

@@ -1,0 +1,1 @@
+"""One module per paper (or demo): the registered figures' specs and renderers."""

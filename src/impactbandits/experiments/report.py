@@ -1,0 +1,92 @@
+"""``report.html``: PNG figures and a summary table for a run directory."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # file output only; never opens a window
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from impactbandits.experiments.plots import plot_metric_vs_horizon, plot_metric_vs_time
+from impactbandits.experiments.store import Store
+from impactbandits.experiments.tidy import tidy_table
+from impactbandits.metrics import summarise
+
+__all__ = ["summary_table", "write_report"]
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text)
+
+
+def summary_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Per environment and policy, at the largest horizon: mean ± CI of the main measures."""
+    rows = []
+    last = table[table["horizon"] == table.groupby("environment")["horizon"].transform("max")]
+    for (env, policy), group in last.groupby(["environment", "policy"], sort=False):
+        row = {
+            "environment": env,
+            "policy": policy,
+            "horizon": int(group["horizon"].iloc[0]),
+            "seeds": int(group["seed"].nunique()),
+        }
+        for metric in ("reward", "regret", "per_step_regret", "switches"):
+            if group[metric].notna().any():
+                s = summarise(group, metric, by=("policy",)).iloc[0]
+                row[metric] = f"{s['mean']:.4g} ± {s['ci']:.2g}"
+            else:
+                row[metric] = ""
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def write_report(run_dir: str | Path, extra_figures: Sequence[Path] = ()) -> Path:
+    """Write ``RUN_DIR/report.html`` (and ``RUN_DIR/figures/*.png``); return its path."""
+    run_dir = Path(run_dir)
+    with Store.open_existing(run_dir) as store:
+        spec = store.spec()
+    table = tidy_table(run_dir)
+    trajectories = tidy_table(run_dir, trajectories=True)
+    figures_dir = run_dir / "figures"
+    figures_dir.mkdir(exist_ok=True)
+    has_regret = table["regret"].notna().any()
+    metric_h = "per_step_regret" if has_regret else "reward"
+    metric_t = "regret" if has_regret else "reward"
+    images: list[Path] = []
+    for env in table["environment"].unique():
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
+        plot_metric_vs_time(trajectories, axes[0], metric=metric_t, environment=env)
+        axes[0].set_title(f"{env}: {metric_t} vs time (longest run)")
+        plot_metric_vs_horizon(table, axes[1], metric=metric_h, environment=env)
+        axes[1].set_title(f"{env}: {metric_h} vs horizon")
+        path = figures_dir / f"{_slug(str(env))}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        images.append(path)
+    summary = summary_table(table) if len(table) else pd.DataFrame()
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'>",
+        f"<title>{html.escape(spec.name)}</title>",
+        "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px}"
+        "img{max-width:100%}</style></head><body>",
+        f"<h1>{html.escape(spec.name)}</h1>",
+        f"<p>{html.escape(spec.description)}</p>" if spec.description else "",
+        f"<p>{len(spec.environments)} environment(s), {len(spec.policies)} policies, "
+        f"horizons {spec.horizons[0]}…{spec.horizons[-1]} ({len(spec.horizons)}), "
+        f"{spec.seeds} seeds, root seed {spec.seed}. Intervals: 95% Student-t over seeds.</p>",
+        "<h2>Summary at the largest horizon</h2>",
+        summary.to_html(index=False, escape=True) if len(summary) else "<p>No results yet.</p>",
+    ]
+    for path in [*extra_figures, *images]:
+        rel = path.relative_to(run_dir) if path.is_relative_to(run_dir) else path
+        parts.append(f"<h2>{html.escape(path.stem)}</h2><img src='{html.escape(str(rel))}'>")
+    parts.append("</body></html>")
+    out = run_dir / "report.html"
+    out.write_text("\n".join(parts), encoding="utf-8")
+    return out

@@ -1,0 +1,230 @@
+"""The sweep runner: cells × seeds on a backend, streamed into the store.
+
+Backends (ARCHITECTURE principle 7) all take :func:`~impactbandits.experiments.worker.run_task`
+through a :class:`concurrent.futures.Executor`-like interface:
+
+* ``serial`` — in this process, one task after the other;
+* ``process`` (default) — a local process pool with ``workers`` processes;
+* ``dask`` — ``distributed.Client(scheduler).get_executor()``, or a ``LocalCluster`` with
+  ``workers`` single-threaded worker processes when no scheduler address is given.
+
+Only a bounded number of tasks is in flight, and results are written to the store as they arrive
+and then dropped, so memory does not grow with the number of cells. Ctrl-C cancels what has not
+finished and keeps what has: a re-run resumes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from impactbandits.errors import ImpactBanditsError, SpecError
+from impactbandits.experiments.cells import Task, batches, expand
+from impactbandits.experiments.spec import ExperimentSpec
+from impactbandits.experiments.store import Store, check_run_dir
+from impactbandits.experiments.worker import Record, run_task
+
+__all__ = ["BACKENDS", "Interrupted", "RunSummary", "default_run_dir", "run_experiment"]
+
+BACKENDS = ("serial", "process", "dask")
+#: Largest batch of replications simulated together (bounds memory per task).
+MAX_BATCH = 256
+#: Tasks in flight per worker (keeps workers busy while bounding memory).
+IN_FLIGHT_PER_WORKER = 4
+
+
+class Interrupted(ImpactBanditsError):
+    """The sweep was stopped (Ctrl-C); finished results are in the store."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run_dir: Path
+    cells: int
+    seeds: int
+    computed: int
+    reused: int
+
+
+def default_run_dir(spec: ExperimentSpec) -> Path:
+    """``spec.output`` or ``runs/<name>-<key prefix>``."""
+    if spec.output:
+        return Path(spec.output)
+    return Path("runs") / f"{spec.name}-{spec.store_key()[:8]}"
+
+
+def _default_workers() -> int:
+    return max(
+        1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )
+
+
+def _batch_size(n_cells: int, seeds: int, workers: int) -> int:
+    tasks_per_cell = max(1, math.ceil(2 * workers / max(n_cells, 1)))
+    return max(1, min(MAX_BATCH, math.ceil(seeds / tasks_per_cell)))
+
+
+@contextlib.contextmanager
+def _executor(backend: str, workers: int, scheduler: str | None) -> Iterator[Executor | None]:
+    if backend == "serial":
+        yield None
+    elif backend == "process":
+        method = "forkserver" if sys.platform.startswith("linux") else "spawn"
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context(method)
+        )
+        try:
+            yield pool
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    else:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:  # pragma: no cover - depends on the installation
+            raise SpecError(
+                "backend", "'dask' needs the extra: pip install 'impactbandits[dask]'"
+            ) from None
+        cluster = None
+        if scheduler is None:
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=40,
+            )
+            client = Client(cluster)
+        else:
+            try:
+                client = Client(scheduler, timeout=10)
+            except OSError as exc:
+                raise SpecError("scheduler", f"cannot reach {scheduler!r} ({exc})") from None
+        try:
+            yield client.get_executor(pure=False)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+def _execute(
+    tasks: list[Task],
+    executor: Executor | None,
+    limit: int,
+    on_records: Callable[[list[Record]], None],
+) -> None:
+    if executor is None:
+        for task in tasks:
+            on_records(run_task(task))
+        return
+    pending: set[Future[list[Record]]] = set()
+    queue = iter(tasks)
+    try:
+        for task in queue:
+            pending.add(executor.submit(run_task, task))
+            if len(pending) >= limit:
+                break
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                on_records(future.result())
+            for task in queue:
+                pending.add(executor.submit(run_task, task))
+                if len(pending) >= limit:
+                    break
+    finally:
+        for future in pending:
+            future.cancel()
+
+
+def run_experiment(
+    spec: ExperimentSpec,
+    run_dir: str | Path | None = None,
+    backend: str = "process",
+    workers: int | None = None,
+    scheduler: str | None = None,
+    batch_size: int | None = None,
+    progress: bool = False,
+    log: Callable[[str], Any] | None = None,
+) -> RunSummary:
+    """Run every missing (cell, seed) of ``spec`` into the store in ``run_dir``.
+
+    Raises :class:`~impactbandits.errors.SpecError` / ``StoreError`` on bad input before
+    anything is written, and :class:`Interrupted` on Ctrl-C (finished rows are kept).
+    """
+    if backend not in BACKENDS:
+        raise SpecError("backend", f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise SpecError("workers", f"must be a positive integer, got {workers!r}")
+    if batch_size is not None and (not isinstance(batch_size, int) or batch_size < 1):
+        raise SpecError("batch_size", f"must be a positive integer, got {batch_size!r}")
+    if scheduler is not None and backend != "dask":
+        raise SpecError("scheduler", "only used with --backend dask")
+    n_workers = 1 if backend == "serial" else (workers or _default_workers())
+    path = Path(run_dir) if run_dir is not None else default_run_dir(spec)
+    check_run_dir(path)
+    cells = expand(spec)  # validates every component before the store is touched
+    with Store.create(path, spec, cells) as store:
+        finished = store.finished()
+        size = batch_size or _batch_size(len(cells), spec.seeds, n_workers)
+        tasks: list[Task] = []
+        for cell in cells:
+            missing = [s for s in range(spec.seeds) if (cell.key, s) not in finished]
+            tasks.extend(batches(cell, missing, size))
+        total = sum(len(t.replications) for t in tasks)
+        reused = len(cells) * spec.seeds - total
+        if log is not None:
+            log(f"{len(cells)} cells x {spec.seeds} seeds: {total} to run, {reused} already stored")
+        bar = _progress(progress, total)
+        computed = 0
+
+        def on_records(records: list[Record]) -> None:
+            nonlocal computed
+            store.add(records)
+            computed += len(records)
+            bar(len(records))
+
+        try:
+            with _executor(backend, n_workers, scheduler) as executor:
+                _execute(tasks, executor, IN_FLIGHT_PER_WORKER * n_workers, on_records)
+        except KeyboardInterrupt:
+            raise Interrupted(
+                f"interrupted: {computed + reused} of {len(cells) * spec.seeds} results are "
+                f"stored in {path}; run the same command again to resume"
+            ) from None
+        finally:
+            bar(None)
+    return RunSummary(path, len(cells), spec.seeds, computed, reused)
+
+
+def _progress(enabled: bool, total: int) -> Callable[[int | None], None]:
+    """A progress callback: ``advance(n)``; ``advance(None)`` closes the bar."""
+    if not enabled or total == 0:
+        return lambda n: None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    bar = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        transient=False,
+    )
+    bar.start()
+    task = bar.add_task("simulating", total=total)
+
+    def advance(n: int | None) -> None:
+        if n is None:
+            bar.stop()
+        else:
+            bar.advance(task, n)
+
+    return advance

@@ -1,0 +1,249 @@
+"""Experiment specifications: immutable, validated, hashable (ARCHITECTURE principle 6).
+
+The same :class:`ExperimentSpec` comes from a TOML file (:func:`load_spec`) or from Python
+(:meth:`ExperimentSpec.create`). A TOML spec looks like::
+
+    name = "two-arms"
+    seeds = 20                      # replications
+    seed = 0                        # root entropy of every random stream
+    horizons = [100, 1000, 10000]   # or {start = 100, stop = 10000, num = 20, spacing = "log"}
+
+    [[environments]]
+    kind = "bernoulli"
+    label = "easy"                  # optional; defaults to kind
+    means = [0.3, 0.7]              # parameters of the component, validated by its signature
+
+    [[policies]]
+    kind = "ucb1"
+
+Every problem is reported as a :class:`~impactbandits.errors.SpecError` naming the field, e.g.
+``environments[0].means[1]: Input should be less than or equal to 1 (got 1.3)``.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from impactbandits.core.random import stable_key
+from impactbandits.errors import SpecError
+from impactbandits.registry import (
+    format_validation_error,
+    import_path,
+    resolve,
+    resolve_oracle,
+    validate_params,
+)
+
+__all__ = ["ComponentSpec", "ExperimentSpec", "load_spec", "parse_horizons"]
+
+Metric = Literal["reward", "regret", "per_step_regret", "pulls", "switches", "phases"]
+DEFAULT_METRICS: tuple[Metric, ...] = ("reward", "regret", "per_step_regret", "pulls", "switches")
+#: Format version of stored results; part of every key so incompatible stores never mix.
+STORE_FORMAT = 1
+_RESERVED = {"kind", "label", "params", "oracle"}
+_MAX_HORIZON = 10**9
+
+
+class ComponentSpec(BaseModel):
+    """A validated environment or policy: registry ``kind``, display ``label``, full ``params``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str
+    label: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    oracle: str | None = None
+    """Environments only: name of the exact benchmark for regret (``None``: no regret)."""
+
+    def content(self) -> dict[str, Any]:
+        """What determines the numbers (the label does not)."""
+        return {"kind": self.kind, "params": self.params, "oracle": self.oracle}
+
+    def content_key(self) -> int:
+        return stable_key(canonical_json(self.content()))
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _component(role: str, raw: Any, field: str) -> ComponentSpec:
+    if isinstance(raw, ComponentSpec):
+        return raw
+    if not isinstance(raw, Mapping):
+        raise SpecError(field, "must be a table with 'kind' and the component's parameters")
+    data = dict(raw)
+    kind = data.pop("kind", None)
+    if isinstance(kind, type):
+        kind = import_path(kind)
+    if not isinstance(kind, str) or not kind:
+        raise SpecError(
+            f"{field}.kind", f"required: the name of the {role} (see 'impactbandits list')"
+        )
+    label = data.pop("label", None)
+    nested = data.pop("params", None) or {}
+    if not isinstance(nested, Mapping):
+        raise SpecError(f"{field}.params", "must be a table of parameters")
+    clash = set(nested) & set(data)
+    if clash:
+        raise SpecError(f"{field}.{sorted(clash)[0]}", "given both inline and under 'params'")
+    oracle_given = "oracle" in data
+    oracle = data.pop("oracle", None)
+    params = {**nested, **data}
+    cls = resolve(role, kind, f"{field}.kind")
+    values = validate_params(cls, params, field)
+    if role == "environment":
+        oracle = oracle if oracle_given else getattr(cls, "default_oracle", None)
+        if oracle in ("none", ""):
+            oracle = None
+        if oracle is not None:
+            if not isinstance(oracle, str):
+                raise SpecError(f"{field}.oracle", "must be an oracle name or 'none'")
+            resolve_oracle(oracle, f"{field}.oracle")
+    elif oracle_given and oracle is not None:
+        raise SpecError(f"{field}.oracle", "only environments have an oracle")
+    if label is None:
+        label = kind.rpartition(":")[2]
+    if not isinstance(label, str) or not label.strip():
+        raise SpecError(f"{field}.label", "must be a non-empty string")
+    return ComponentSpec(kind=kind, label=label, params=values, oracle=oracle)
+
+
+def parse_horizons(raw: Any, field: str = "horizons") -> tuple[int, ...]:
+    """A sorted tuple of distinct horizons from a list or a ``{start, stop, num, spacing}`` grid."""
+    if isinstance(raw, Mapping):
+        allowed = {"start", "stop", "num", "spacing"}
+        unknown = set(raw) - allowed
+        if unknown:
+            raise SpecError(
+                f"{field}.{sorted(unknown)[0]}",
+                f"unknown key; allowed: {', '.join(sorted(allowed))}",
+            )
+        for key in ("start", "stop", "num"):
+            value = raw.get(key)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise SpecError(f"{field}.{key}", f"must be a positive integer, got {value!r}")
+        spacing = raw.get("spacing", "linear")
+        if spacing not in ("linear", "log"):
+            raise SpecError(f"{field}.spacing", f"must be 'linear' or 'log', got {spacing!r}")
+        if raw["stop"] < raw["start"]:
+            raise SpecError(f"{field}.stop", "must be at least start")
+        make = np.geomspace if spacing == "log" else np.linspace
+        values = np.floor(make(raw["start"], raw["stop"], raw["num"]) + 1e-9).astype(int)
+        raw = [int(v) for v in values]
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        raw = [raw]
+    if not isinstance(raw, Sequence) or isinstance(raw, str) or not raw:
+        raise SpecError(field, "must be a non-empty list of positive integers or a grid table")
+    out = set()
+    for i, value in enumerate(raw):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int | np.integer) or isinstance(value, bool):
+            raise SpecError(f"{field}[{i}]", f"must be a positive integer, got {value!r}")
+        if not 1 <= value <= _MAX_HORIZON:
+            raise SpecError(f"{field}[{i}]", f"must be between 1 and {_MAX_HORIZON}, got {value}")
+        out.add(int(value))
+    return tuple(sorted(out))
+
+
+class ExperimentSpec(BaseModel):
+    """Environments × policies × horizons × seeds. Immutable; :meth:`store_key` keys the store."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", max_length=100)
+    description: str = ""
+    environments: tuple[ComponentSpec, ...] = Field(min_length=1)
+    policies: tuple[ComponentSpec, ...] = Field(min_length=1)
+    horizons: tuple[int, ...]
+    seeds: int = Field(10, ge=1, le=1_000_000, description="number of replications")
+    seed: int = Field(0, ge=0, le=2**63 - 1, description="root entropy")
+    metrics: tuple[Metric, ...] = DEFAULT_METRICS
+    checkpoints: int = Field(50, ge=2, le=10_000, description="trajectory points per run")
+    output: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _parse_components(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        data = dict(data)
+        try:
+            for key, role in (("environments", "environment"), ("policies", "policy")):
+                items = data.get(key)
+                if items is None:
+                    continue
+                if isinstance(items, Mapping | str | bytes):
+                    raise SpecError(key, f"must be a list of {role} tables ([[{key}]] in TOML)")
+                data[key] = tuple(
+                    _component(role, item, f"{key}[{i}]") for i, item in enumerate(items)
+                )
+                labels = [c.label for c in data[key]]
+                duplicate = next((x for x in labels if labels.count(x) > 1), None)
+                if duplicate is not None:
+                    raise SpecError(
+                        f"{key}", f"label {duplicate!r} is used twice; give each a unique 'label'"
+                    )
+            if "horizons" in data:
+                data["horizons"] = parse_horizons(data["horizons"])
+        except SpecError as exc:
+            raise ValueError(str(exc)) from None
+        return data
+
+    @classmethod
+    def create(cls, **fields: Any) -> ExperimentSpec:
+        """Validated spec from keyword arguments; raises :class:`SpecError` on bad input."""
+        return spec_from_mapping(fields)
+
+    def replace(self, **changes: Any) -> ExperimentSpec:
+        """A validated copy with some fields changed (e.g. ``seeds`` or ``output``)."""
+        data = {name: getattr(self, name) for name in type(self).model_fields}
+        data.update({k: v for k, v in changes.items() if v is not None})
+        return spec_from_mapping(data)
+
+    def store_key(self) -> str:
+        """Hash of everything that decides the stored rows (not ``seeds``, ``output`` or text)."""
+        content = {
+            "format": STORE_FORMAT,
+            "name": self.name,
+            "environments": [[c.label, c.content()] for c in self.environments],
+            "policies": [[c.label, c.content()] for c in self.policies],
+            "horizons": list(self.horizons),
+            "seed": self.seed,
+            "checkpoints": self.checkpoints,
+        }
+        return f"{stable_key(canonical_json(content)):016x}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+def spec_from_mapping(data: Mapping[str, Any]) -> ExperimentSpec:
+    """Validate a mapping (parsed TOML or keyword arguments) into an :class:`ExperimentSpec`."""
+    if not isinstance(data, Mapping):
+        raise SpecError("spec", "must be a table of fields")
+    try:
+        return ExperimentSpec.model_validate(dict(data))
+    except ValidationError as exc:
+        raise SpecError("", format_validation_error(exc, "", ExperimentSpec)) from None
+
+
+def load_spec(path: str | Path, **overrides: Any) -> ExperimentSpec:
+    """Read and validate a TOML spec; ``overrides`` (e.g. ``seeds=5``) replace its fields."""
+    path = Path(path)
+    if not path.is_file():
+        raise SpecError("spec", f"no such file: {path}")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SpecError("spec", f"{path} is not valid TOML ({exc})") from None
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    return spec_from_mapping(data)

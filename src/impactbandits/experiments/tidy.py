@@ -1,0 +1,111 @@
+"""The tidy results table: one row per (cell, seed, horizon), built from the store.
+
+Columns: ``experiment, environment, policy, horizon, time, run_horizon, anytime, seed, reward,
+expected_reward, optimum, regret, per_step_regret, switches, pulls_0 … pulls_{n−1}`` and, when a
+policy reports phases, ``phase_<name>`` (share of rounds in that phase). ``reward`` is the
+cumulative realised reward, ``expected_reward`` the cumulative expected reward of the actions
+taken; ``optimum``/``regret`` are empty where the environment has no oracle. Arms are numbered
+from 0.
+
+With ``trajectories=True`` the table also holds the intra-run checkpoints (``time`` <
+``horizon`` for horizon-aware runs) used for regret-vs-time plots.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from impactbandits.experiments.store import Store
+from impactbandits.metrics import per_step, regret
+
+__all__ = ["BASE_COLUMNS", "tidy_table"]
+
+BASE_COLUMNS = (
+    "experiment",
+    "environment",
+    "policy",
+    "horizon",
+    "time",
+    "run_horizon",
+    "anytime",
+    "seed",
+    "reward",
+    "expected_reward",
+    "optimum",
+    "regret",
+    "per_step_regret",
+    "switches",
+)
+
+
+def tidy_table(run_dir: str | Path, trajectories: bool = False) -> pd.DataFrame:
+    """Read ``run_dir``'s store into the tidy table (seeds of the latest run's spec)."""
+    with Store.open_existing(run_dir) as store:
+        spec = store.spec()
+        cells = {c["cell"]: c for c in store.cells()}
+        n_max = max((c["n_arms"] for c in cells.values()), default=0)
+        parts: dict[str, list[np.ndarray]] = {}
+        phase_names: list[str] = []
+
+        def push(name: str, values: np.ndarray) -> None:
+            parts.setdefault(name, []).append(values)
+
+        for key, seed, p in store.results(seeds=spec.seeds):
+            cell = cells[key]
+            times = np.asarray(p["times"], dtype=np.int64)
+            grid = set(json.loads(cell["grid"]))
+            keep = np.ones(times.size, bool) if trajectories else np.isin(times, list(grid))
+            m = int(keep.sum())
+            anytime = cell["horizon"] is None
+            horizon = times if anytime else np.full(times.size, cell["horizon"])
+            optimum = (
+                np.full(times.size, np.nan)
+                if p["optimum"] is None
+                else np.asarray(p["optimum"], dtype=float)
+            )
+            push("experiment", np.full(m, spec.name, dtype=object))
+            push("environment", np.full(m, cell["environment"], dtype=object))
+            push("policy", np.full(m, cell["policy"], dtype=object))
+            push("horizon", horizon[keep])
+            push("time", times[keep])
+            push("run_horizon", np.full(m, cell["rounds"]))
+            push("anytime", np.full(m, anytime))
+            push("seed", np.full(m, seed))
+            push("reward", np.asarray(p["reward"])[keep])
+            push("expected_reward", np.asarray(p["expected"])[keep])
+            push("optimum", optimum[keep])
+            push("switches", np.asarray(p["switches"])[keep])
+            pulls = np.full((times.size, n_max), np.nan)
+            pulls[:, : cell["n_arms"]] = np.asarray(p["pulls"], dtype=float)
+            for arm in range(n_max):
+                push(f"pulls_{arm}", pulls[keep, arm])
+            names = p.get("phase_names") or []
+            for name in names:
+                if name not in phase_names:
+                    phase_names.append(name)
+            for name in phase_names:
+                if name in names and p["phases"] is not None:
+                    counts = np.asarray(p["phases"], dtype=float)[:, names.index(name)]
+                    push(f"phase_{name}", (counts / times)[keep])
+                else:
+                    push(f"phase_{name}", np.full(m, np.nan))
+    if not parts:
+        columns = [*BASE_COLUMNS, *(f"pulls_{a}" for a in range(n_max))]
+        return pd.DataFrame(columns=columns)
+    # phase columns that appeared late get NaN for the earlier rows
+    lengths = sum(len(a) for a in parts["seed"])
+    data = {}
+    for name, arrays in parts.items():
+        column = np.concatenate(arrays)
+        if column.size < lengths:
+            column = np.concatenate([np.full(lengths - column.size, np.nan), column])
+        data[name] = column
+    table = pd.DataFrame(data)
+    table["regret"] = regret(table["optimum"], table["expected_reward"])
+    table["per_step_regret"] = per_step(table["regret"], table["time"])
+    ordered = [*BASE_COLUMNS, *(c for c in table.columns if c not in BASE_COLUMNS)]
+    return table[ordered]

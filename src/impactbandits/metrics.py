@@ -1,0 +1,51 @@
+"""Metrics computed after the run from recorded summaries (ARCHITECTURE principle 4).
+
+* **regret** — ``optimum − cumulative expected reward`` (pseudo-regret; policy regret for rested
+  and history-dependent settings, where the oracle is the exact optimal *policy*'s value);
+* **per-step regret** — regret / horizon (the y-axis of Lindner et al.'s figures);
+* **pulls** per arm and **switches** come straight from the trajectory summaries;
+* :func:`summarise` gives means with Student-t confidence intervals over seeds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+__all__ = ["confidence_halfwidth", "per_step", "regret", "summarise"]
+
+
+def regret(optimum: np.ndarray, expected_reward: np.ndarray) -> np.ndarray:
+    """Regret against an oracle's optimum (``NaN`` where no optimum is defined)."""
+    return np.asarray(optimum, dtype=float) - np.asarray(expected_reward, dtype=float)
+
+
+def per_step(values: np.ndarray, horizon: np.ndarray) -> np.ndarray:
+    return np.asarray(values, dtype=float) / np.asarray(horizon, dtype=float)
+
+
+def confidence_halfwidth(values: np.ndarray, level: float = 0.95) -> float:
+    """Half-width of the Student-t confidence interval of the mean (0 for fewer than 2 values)."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    n = values.size
+    if n < 2:
+        return 0.0
+    sem = values.std(ddof=1) / np.sqrt(n)
+    return float(stats.t.ppf(0.5 + level / 2, n - 1) * sem)
+
+
+def summarise(
+    table: pd.DataFrame,
+    metric: str,
+    by: Sequence[str] = ("environment", "policy", "horizon"),
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Mean, confidence half-width and count of ``metric`` per group (sorted by ``by``)."""
+    grouped = table.groupby(list(by), sort=False)[metric]
+    out = grouped.agg(mean="mean", n="count").reset_index()
+    out["ci"] = grouped.agg(lambda v: confidence_halfwidth(v.to_numpy(), level)).to_numpy()
+    return out

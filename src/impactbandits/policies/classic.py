@@ -1,0 +1,211 @@
+"""Classic stationary-bandit policies: the library's first citizens.
+
+All are batched over replications; ties in an ``argmax`` go to the lowest arm index, which keeps
+them deterministic (randomised policies draw from their
+:class:`~impactbandits.core.random.BatchRNG`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from impactbandits.core.feedback import Feedback
+from impactbandits.core.policy import Policy
+from impactbandits.core.random import BatchRNG
+from impactbandits.core.spaces import ActionSpace
+from impactbandits.errors import SpecError
+from impactbandits.params import PositiveFloat, PositiveInt, Probability
+from impactbandits.policies.statistics import ArmStatistics
+
+__all__ = ["EXP3", "UCB1", "EpsilonGreedy", "ExploreThenCommit", "Greedy", "RoundRobin"]
+
+#: UCB1's exploration constant: index = mean + sqrt(UCB1_C · ln t / n) (Auer et al. 2002, Fig. 1).
+UCB1_C = 2.0
+#: ε of ε-greedy when no schedule is given.
+EPSILON_DEFAULT = 0.1
+
+
+class _Counting(Policy):
+    """Common state: action space size, round counter, per-arm statistics."""
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        self.n = space.n
+        self.horizon = horizon
+        self.rng = rng
+        self.t = 0
+        self.stats = ArmStatistics(rng.size, space.n)
+
+    def _next_round(self) -> int:
+        self.t += 1
+        return self.t
+
+    def _initial_sweep(self) -> np.ndarray | None:
+        """Rounds 1..n pull arms 0..n-1 once each; afterwards ``None``."""
+        if self.t <= self.n:
+            return np.full(self.rng.size, self.t - 1, dtype=np.int64)
+        return None
+
+    def update(self, actions: np.ndarray, feedback: Feedback) -> None:
+        self.stats.add(actions, feedback.reward)
+
+
+class UCB1(_Counting):
+    """UCB1 (Auer, Cesa-Bianchi & Fischer 2002, Fig. 1).
+
+    Pull every arm once, then the arm maximising ``x̄_i + sqrt(c · ln t / n_i)`` with ``t`` the
+    current round and ``c = 2`` (:data:`UCB1_C`). Anytime. Rewards are assumed in [0, 1].
+    """
+
+    def __init__(self, c: PositiveFloat = UCB1_C) -> None:
+        self.c = float(c)
+
+    def select(self) -> np.ndarray:
+        t = self._next_round()
+        sweep = self._initial_sweep()
+        if sweep is not None:
+            return sweep
+        counts = self.stats.counts
+        index = self.stats.sums / counts + np.sqrt(self.c * math.log(t) / counts)
+        return np.argmax(index, axis=1)
+
+
+class EXP3(Policy):
+    """EXP3 (Auer, Cesa-Bianchi, Freund & Schapire 2002b, Fig. 1).
+
+    ``p_i = (1-γ) w_i / Σ_j w_j + γ/K``; after pulling arm i with reward x in [0, 1],
+    ``w_i ← w_i · exp(γ x / (p_i K))``. Weights are kept as logarithms shifted by their maximum,
+    so nothing overflows at any horizon.
+
+    ``gamma = None`` (default) uses the tuning of Corollary 3.2 with g = T:
+    ``γ = min(1, sqrt(K ln K / ((e − 1) T)))``, which makes the policy horizon-aware; a fixed
+    ``gamma`` (Lindner et al. use 0.01) makes it anytime.
+    """
+
+    def __init__(self, gamma: Probability | None = None) -> None:
+        if gamma is not None and gamma <= 0:
+            raise SpecError("gamma", "must be in (0, 1]")
+        self.gamma = gamma
+
+    @property
+    def requires_horizon(self) -> bool:
+        return self.gamma is None
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        self.n = space.n
+        self.rng = rng
+        if self.gamma is None:
+            if horizon is None:
+                raise SpecError("gamma", "EXP3 without a fixed gamma needs the horizon")
+            k = self.n
+            g = math.sqrt(k * math.log(k) / ((math.e - 1) * horizon)) if k > 1 else 1.0
+            self._gamma = min(1.0, g)
+        else:
+            self._gamma = float(self.gamma)
+        self.log_w = np.zeros((rng.size, self.n))
+        self.rows = np.arange(rng.size)
+        self.p = np.full((rng.size, self.n), 1.0 / self.n)
+
+    def select(self) -> np.ndarray:
+        w = np.exp(self.log_w - self.log_w.max(axis=1, keepdims=True))
+        self.p = (1.0 - self._gamma) * w / w.sum(axis=1, keepdims=True) + self._gamma / self.n
+        return self.rng.categorical(self.p)
+
+    def update(self, actions: np.ndarray, feedback: Feedback) -> None:
+        p_chosen = self.p[self.rows, actions]
+        self.log_w[self.rows, actions] += self._gamma * feedback.reward / (p_chosen * self.n)
+        # Re-centre so the largest log-weight is 0: exp() of the others never overflows.
+        self.log_w -= self.log_w.max(axis=1, keepdims=True)
+
+
+class Greedy(_Counting):
+    """Greedy: pull every arm once, then always the highest empirical mean. Anytime."""
+
+    def select(self) -> np.ndarray:
+        self._next_round()
+        sweep = self._initial_sweep()
+        if sweep is not None:
+            return sweep
+        return np.argmax(self.stats.sums / self.stats.counts, axis=1)
+
+
+class EpsilonGreedy(_Counting):
+    """ε-greedy: with probability ε a uniformly random arm, otherwise the greedy arm.
+
+    Constant ``epsilon`` (default 0.1) or, when ``c`` is given, the ε_t-greedy schedule of Auer
+    et al. (2002, Section 3): ``ε_t = min(1, c K / (d² t))`` with ``d`` (default 0.1) a lower
+    bound on the gap. Arms never pulled count as having mean +∞. Two uniforms are drawn per
+    round for every replication. Anytime.
+    """
+
+    def __init__(
+        self,
+        epsilon: Probability = EPSILON_DEFAULT,
+        c: PositiveFloat | None = None,
+        d: PositiveFloat = 0.1,
+    ) -> None:
+        self.epsilon = float(epsilon)
+        self.c = c
+        self.d = float(d)
+
+    def select(self) -> np.ndarray:
+        t = self._next_round()
+        u = self.rng.random(2)
+        eps = self.epsilon if self.c is None else min(1.0, self.c * self.n / (self.d**2 * t))
+        explore = u[:, 0] < eps
+        random_arm = np.minimum((u[:, 1] * self.n).astype(np.int64), self.n - 1)
+        greedy = np.argmax(self.stats.means(), axis=1)
+        return np.where(explore, random_arm, greedy)
+
+
+class ExploreThenCommit(_Counting):
+    """Explore-then-commit (Lattimore & Szepesvári 2020, Algorithm 1).
+
+    Pull the arms in turn until each has ``m`` pulls, then commit to the best empirical mean.
+    ``m = None`` (default) uses the gap-free tuning ``m = ⌈(T/K)^{2/3} (ln T)^{1/3}⌉`` capped at
+    ``⌊T/K⌋`` (horizon-aware); a fixed ``m`` makes it anytime.
+    """
+
+    def __init__(self, m: PositiveInt | None = None) -> None:
+        self.m = m
+
+    @property
+    def requires_horizon(self) -> bool:
+        return self.m is None
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        super().reset(space, horizon, rng)
+        if self.m is not None:
+            self._m = int(self.m)
+        else:
+            if horizon is None:
+                raise SpecError("m", "ExploreThenCommit without a fixed m needs the horizon")
+            k = space.n
+            tuned = math.ceil((horizon / k) ** (2 / 3) * max(math.log(horizon), 1.0) ** (1 / 3))
+            self._m = max(1, min(tuned, horizon // k))
+        self._commit: np.ndarray | None = None
+
+    def select(self) -> np.ndarray:
+        t = self._next_round()
+        if t <= self._m * self.n:
+            return np.full(self.rng.size, (t - 1) % self.n, dtype=np.int64)
+        if self._commit is None:
+            self._commit = np.argmax(self.stats.sums / self.stats.counts, axis=1)
+        return self._commit
+
+
+class RoundRobin(Policy):
+    """Round robin: arm ``(t − 1) mod K`` in round t. Deterministic and anytime."""
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        self.n = space.n
+        self.size = rng.size
+        self.t = 0
+
+    def select(self) -> np.ndarray:
+        self.t += 1
+        return np.full(self.size, (self.t - 1) % self.n, dtype=np.int64)
+
+    def update(self, actions: np.ndarray, feedback: Feedback) -> None:
+        return None

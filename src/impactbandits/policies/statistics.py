@@ -1,0 +1,25 @@
+"""Incremental per-arm statistics shared by index policies (O(R) work per round)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["ArmStatistics"]
+
+
+class ArmStatistics:
+    """Pull counts and reward sums per (replication, arm)."""
+
+    def __init__(self, replications: int, arms: int) -> None:
+        self.rows = np.arange(replications)
+        self.counts = np.zeros((replications, arms))
+        self.sums = np.zeros((replications, arms))
+
+    def add(self, actions: np.ndarray, rewards: np.ndarray) -> None:
+        self.counts[self.rows, actions] += 1.0
+        self.sums[self.rows, actions] += rewards
+
+    def means(self) -> np.ndarray:
+        """Empirical means; ``+inf`` for arms never pulled (so they are tried first)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.counts > 0, self.sums / self.counts, np.inf)

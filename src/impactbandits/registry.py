@@ -1,0 +1,184 @@
+"""Names of the built-in components, and how any component is validated and built.
+
+Components are classes whose ``__init__`` signature *is* their parameter schema: annotations (with
+``pydantic.Field`` constraints) and defaults are turned into a frozen pydantic model, so every
+parameter is validated with a one-line error before anything runs. Built-in components are
+listed by name below; any other importable class can be named as ``"package.module:ClassName"``
+in a spec — that is how users plug in their own environments and policies without touching the
+library. The tables are plain constants (lazy import paths): importing this module has no side
+effects.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from impactbandits.core.environment import BatchedSimpleEnvironment, Environment, SimpleEnvironment
+from impactbandits.core.policy import BatchedSimplePolicy, Policy, SimplePolicy
+from impactbandits.errors import SpecError
+
+__all__ = [
+    "ENVIRONMENTS",
+    "ORACLES",
+    "POLICIES",
+    "build_environment",
+    "build_policy",
+    "describe",
+    "format_validation_error",
+    "import_path",
+    "resolve",
+    "resolve_oracle",
+    "validate_params",
+]
+
+ENVIRONMENTS: Mapping[str, str] = {
+    "bernoulli": "impactbandits.envs.stationary:BernoulliBandit",
+    "gaussian": "impactbandits.envs.stationary:GaussianBandit",
+}
+
+POLICIES: Mapping[str, str] = {
+    "ucb1": "impactbandits.policies.classic:UCB1",
+    "exp3": "impactbandits.policies.classic:EXP3",
+    "greedy": "impactbandits.policies.classic:Greedy",
+    "epsilon-greedy": "impactbandits.policies.classic:EpsilonGreedy",
+    "etc": "impactbandits.policies.classic:ExploreThenCommit",
+    "round-robin": "impactbandits.policies.classic:RoundRobin",
+}
+
+ORACLES: Mapping[str, str] = {
+    "best_fixed_arm": "impactbandits.oracles.stationary:best_fixed_arm",
+}
+
+_TABLES = {"environment": ENVIRONMENTS, "policy": POLICIES, "oracle": ORACLES}
+
+
+def import_path(obj: Any) -> str:
+    """``"module:QualName"`` of a class or function (how specs name user components)."""
+    return f"{obj.__module__}:{obj.__qualname__}"
+
+
+def _load(path: str) -> Any:
+    module_name, _, attr = path.partition(":")
+    target: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def resolve(role: str, name: str, field: str) -> Any:
+    """The class (or function) registered as ``name`` for ``role``, or imported from a path."""
+    table = _TABLES[role]
+    if name in table:
+        return _load(table[name])
+    if ":" in name:
+        try:
+            return _load(name)
+        except (ImportError, AttributeError) as exc:
+            raise SpecError(field, f"cannot import {name!r} ({exc.__class__.__name__})") from None
+    allowed = ", ".join(sorted(table))
+    raise SpecError(field, f"unknown {role} {name!r}; allowed: {allowed} or 'module:Class'")
+
+
+def resolve_oracle(name: str, field: str) -> Callable[..., Any]:
+    return typing.cast(Callable[..., Any], resolve("oracle", name, field))
+
+
+@functools.cache
+def params_model(cls: type) -> type[BaseModel]:
+    """A frozen pydantic model built from ``cls.__init__``'s signature."""
+    signature = inspect.signature(cls.__init__)
+    hints = typing.get_type_hints(cls.__init__, include_extras=True)
+    fields: dict[str, Any] = {}
+    for name, parameter in list(signature.parameters.items())[1:]:
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        annotation = hints.get(name, Any)
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        fields[name] = (annotation, default)
+    config = ConfigDict(extra="forbid", frozen=True, strict=False, arbitrary_types_allowed=True)
+    return create_model(f"{cls.__name__}Params", __config__=config, **fields)
+
+
+def _loc(prefix: str, loc: tuple[Any, ...]) -> str:
+    out = prefix
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def format_validation_error(error: ValidationError, prefix: str, model: type[BaseModel]) -> str:
+    """One line from a pydantic error: ``field: what is wrong (allowed …)``."""
+    errors = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    first = errors[0]
+    loc = _loc(prefix, tuple(first["loc"]))
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        allowed = ", ".join(model.model_fields) or "none"
+        message = f"unknown key; allowed: {allowed}"
+    elif kind == "missing":
+        message = "required field is missing"
+    elif kind == "value_error":
+        text = str(first["msg"]).removeprefix("Value error, ")
+        return text if ":" in text and not loc else f"{loc}: {text}"
+    else:
+        message = f"{first['msg']} (got {first.get('input')!r})"
+    more = len(errors) - 1
+    suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
+    return f"{loc}: {message}{suffix}"
+
+
+def validate_params(cls: type, params: Mapping[str, Any], field: str) -> dict[str, Any]:
+    """Validated parameters with defaults filled in; :class:`SpecError` on any problem."""
+    model = params_model(cls)
+    try:
+        validated = model.model_validate(dict(params))
+    except ValidationError as exc:
+        raise SpecError("", format_validation_error(exc, field, model)) from None
+    values = validated.model_dump(mode="json")
+    try:  # constructors may check combinations of parameters
+        cls(**values)
+    except SpecError as exc:
+        sub = f"{field}.{exc.field}" if exc.field else field
+        raise SpecError(sub, exc.message) from None
+    return values
+
+
+def _instantiate(cls: type, params: Mapping[str, Any]) -> Any:
+    return cls(**params)
+
+
+def build_environment(kind: str, params: Mapping[str, Any]) -> Environment:
+    """A batched environment from validated parameters (single-replication ones are wrapped)."""
+    obj = _instantiate(resolve("environment", kind, "kind"), params)
+    if isinstance(obj, SimpleEnvironment):
+        return BatchedSimpleEnvironment(obj)
+    if not isinstance(obj, Environment):
+        raise SpecError("kind", f"{kind!r} is not an Environment or SimpleEnvironment")
+    return obj
+
+
+def build_policy(kind: str, params: Mapping[str, Any]) -> Policy:
+    """A batched policy from validated parameters (single-replication ones are wrapped)."""
+    obj = _instantiate(resolve("policy", kind, "kind"), params)
+    if isinstance(obj, SimplePolicy):
+        return BatchedSimplePolicy(obj)
+    if not isinstance(obj, Policy):
+        raise SpecError("kind", f"{kind!r} is not a Policy or SimplePolicy")
+    return obj
+
+
+def describe(role: str) -> list[tuple[str, str]]:
+    """``(name, first docstring line)`` of every built-in component of ``role``."""
+    rows = []
+    for name in sorted(_TABLES[role]):
+        obj = _load(_TABLES[role][name])
+        doc = (inspect.getdoc(obj) or "").strip().splitlines()
+        rows.append((name, doc[0] if doc else ""))
+    return rows

@@ -1,0 +1,3 @@
+from impactbandits.cli import main
+
+main()

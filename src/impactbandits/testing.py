@@ -1,0 +1,154 @@
+"""Contract checks every environment and policy must pass (cf. scikit-learn's ``check_estimator``,
+Gymnasium's ``check_env``). The library's tests run them on every registered component; run them
+on your own::
+
+    from impactbandits.testing import check_policy
+    check_policy(lambda: MyPolicy(alpha=0.5))
+
+Each check raises ``AssertionError`` with a message saying which property failed.
+"""
+
+from __future__ import annotations
+
+import pickle
+import random
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from impactbandits.core.environment import BatchedSimpleEnvironment, Environment, EnvironmentRandom
+from impactbandits.core.policy import BatchedSimplePolicy, Policy, SimplePolicy
+from impactbandits.core.random import BatchRNG
+from impactbandits.core.simulate import Trajectory, simulate
+from impactbandits.core.spaces import Discrete
+from impactbandits.envs.stationary import BernoulliBandit
+
+__all__ = ["check_environment", "check_policy"]
+
+PolicyFactory = Callable[[], Policy | SimplePolicy]
+EnvFactory = Callable[[], Environment]
+
+
+def _policy(factory: PolicyFactory) -> Policy:
+    obj = factory()
+    return BatchedSimplePolicy(obj) if isinstance(obj, SimplePolicy) else obj
+
+
+def _run(env: Environment, policy: Policy, reps: Sequence[int], rounds: int,
+         horizon: int | None, seed: int = 5) -> Trajectory:
+    return simulate(env, policy, rounds, horizon, np.arange(1, rounds + 1),
+                    EnvironmentRandom(seed, 101, reps), BatchRNG.from_key(seed, (202,), reps),
+                    check_actions=True)
+
+
+def _same(a: Trajectory, b: Trajectory, rows_a: slice | list[int] = slice(None),
+          rows_b: slice | list[int] = slice(None)) -> bool:
+    return all(
+        np.array_equal(getattr(a, f)[rows_a], getattr(b, f)[rows_b])
+        for f in ("reward", "expected", "pulls", "switches")
+    )
+
+
+def check_policy(factory: PolicyFactory, env_factory: EnvFactory | None = None,
+                 rounds: int = 120) -> None:
+    """Reset semantics, valid actions, determinism, batch independence, no global random
+    state, anytime/horizon-aware behaviour and pickling, on ``env_factory`` (default: a 3-arm
+    Bernoulli bandit)."""
+    make_env = env_factory or (lambda: BernoulliBandit([0.3, 0.7, 0.5]))
+    policy = _policy(factory)
+    horizon = rounds if policy.requires_horizon else None
+    reps = [0, 1, 2, 3]
+
+    # valid actions + determinism + reset semantics (the same object reused)
+    first = _run(make_env(), policy, reps, rounds, horizon)
+    again = _run(make_env(), policy, reps, rounds, horizon)
+    assert _same(first, again), "reset() must restart the policy: a second run differs"
+    fresh = _run(make_env(), _policy(factory), reps, rounds, horizon)
+    assert _same(first, fresh), "same seed must give the same trajectory"
+
+    # batch independence: each replication alone equals its row in the batch
+    for i, rep in enumerate(reps):
+        alone = _run(make_env(), _policy(factory), [rep], rounds, horizon)
+        assert _same(first, alone, [i], [0]), (
+            f"replication {rep} differs when run alone: the number of random draws per round "
+            "must not depend on other replications"
+        )
+
+    # no global random state: seeding the global generators changes nothing, and they are untouched
+    np.random.seed(12345)
+    random.seed(12345)
+    state_np, state_py = np.random.get_state()[1].copy(), random.getstate()
+    other = _run(make_env(), _policy(factory), reps, rounds, horizon)
+    assert _same(first, other), "results depend on global random state"
+    assert np.array_equal(np.random.get_state()[1], state_np), "policy used numpy's global RNG"
+    assert random.getstate() == state_py, "policy used Python's global random module"
+
+    # anytime policies ignore the horizon; horizon-aware ones need it
+    if policy.requires_horizon:
+        try:
+            _run(make_env(), _policy(factory), reps, rounds, None)
+        except (ValueError, TypeError):
+            pass
+        else:
+            raise AssertionError("a horizon-aware policy must reject horizon=None")
+    else:
+        told = _run(make_env(), _policy(factory), reps, rounds, rounds)
+        assert _same(first, told), "an anytime policy must not depend on the horizon it is told"
+
+    # pickling (process and Dask backends ship specs, but users may ship objects)
+    clone = pickle.loads(pickle.dumps(_policy(factory)))
+    assert _same(first, _run(make_env(), clone, reps, rounds, horizon)), "unpickled copy differs"
+
+    # checkpoint bookkeeping: pulls add up to the rounds played (discrete actions)
+    if isinstance(make_env().action_space, Discrete):
+        assert np.array_equal(first.pulls.sum(axis=2), np.tile(first.times, (len(reps), 1))), (
+            "pulls per arm must sum to the number of rounds"
+        )
+
+
+def check_environment(factory: EnvFactory, rounds: int = 200) -> None:
+    """Reset semantics, determinism, batch independence, common random numbers and the
+    consistency of ``expected`` with ``expected_rewards()`` (finite action spaces)."""
+    env = factory()
+    obj = env.prototype if isinstance(env, BatchedSimpleEnvironment) else env
+    assert isinstance(obj.action_space.n, int), "action_space.n must be an int"
+    reps = [0, 1, 2]
+    space = env.action_space
+
+    def play(e: Environment, which: Sequence[int], actions_seed: int) -> tuple[np.ndarray, ...]:
+        e.reset(EnvironmentRandom(9, 303, which))
+        rng = np.random.default_rng(actions_seed)
+        rewards, expected, before = [], [], []
+        for _ in range(rounds):
+            if isinstance(space, Discrete):
+                a = rng.integers(space.n, size=len(which))
+                if len(which) == 1:
+                    a = a[:1]
+                values = e.expected_rewards()
+                assert values.shape == (len(which), space.n), "expected_rewards() shape (R, n)"
+                assert np.all(np.isfinite(values)), "expected rewards must be finite"
+                before.append(values[np.arange(len(which)), a])
+            else:
+                a = rng.dirichlet(np.ones(space.n), size=len(which))
+                before.append(e.expected_reward(a))
+            outcome = e.step(a)
+            rewards.append(outcome.feedback.reward)
+            expected.append(outcome.expected)
+        return np.array(rewards), np.array(expected), np.array(before)
+
+    r1, e1, b1 = play(env, reps, 0)
+    r2, e2, _ = play(env, reps, 0)
+    assert np.array_equal(r1, r2) and np.array_equal(e1, e2), "reset() must restart the env"
+    np.testing.assert_allclose(e1, b1, err_msg="Outcome.expected must equal the expected "
+                               "reward of the action in the state before the round")
+    # batch independence with identical action sequences per replication
+    env.reset(EnvironmentRandom(9, 303, reps))
+    env_alone = factory()
+    rng = np.random.default_rng(1)
+    actions = (rng.integers(space.n, size=(rounds, len(reps))) if isinstance(space, Discrete)
+               else rng.dirichlet(np.ones(space.n), size=(rounds, len(reps))))
+    env_alone.reset(EnvironmentRandom(9, 303, [reps[1]]))
+    for t in range(rounds):
+        batch = env.step(actions[t]).feedback.reward[1]
+        alone = env_alone.step(actions[t][1:2]).feedback.reward[0]
+        assert batch == alone, "an environment replication must not depend on its batch"

@@ -1,0 +1,87 @@
+"""Every registered environment and policy passes the same contract checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from impactbandits.core.spaces import Discrete
+from impactbandits.envs import BernoulliBandit, GaussianBandit
+from impactbandits.registry import ENVIRONMENTS, POLICIES, resolve
+from impactbandits.testing import check_environment, check_policy
+
+#: Parameters that make each policy's run non-trivial; absent: the defaults.
+POLICY_PARAMS = {
+    "exp3": [{}, {"gamma": 0.1}],
+    "etc": [{}, {"m": 3}],
+    "epsilon-greedy": [{}, {"c": 1.0, "d": 0.2}],
+}
+ENV_FACTORIES = {
+    "bernoulli": lambda: BernoulliBandit([0.1, 0.9, 0.5]),
+    "gaussian": lambda: GaussianBandit(n_arms=4, sigma=0.3),
+}
+
+
+def test_every_registered_environment_has_a_factory_here():
+    assert set(ENV_FACTORIES) == set(ENVIRONMENTS)
+
+
+@pytest.mark.parametrize("name", sorted(ENVIRONMENTS))
+def test_environment_contract(name):
+    check_environment(ENV_FACTORIES[name])
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [(n, p) for n in sorted(POLICIES) for p in POLICY_PARAMS.get(n, [{}])],
+)
+def test_policy_contract(name, params):
+    cls = resolve("policy", name, "kind")
+    check_policy(lambda: cls(**params))
+    check_policy(lambda: cls(**params), env_factory=ENV_FACTORIES["gaussian"])
+
+
+def test_contract_catches_a_policy_using_global_random_state():
+    from impactbandits.core.policy import SimplePolicy
+
+    class Sloppy(SimplePolicy):
+        def reset(self, space, horizon, rng):
+            self.n = space.n
+
+        def select(self):
+            return int(np.random.randint(self.n))
+
+        def update(self, action, feedback):
+            pass
+
+    # caught by the first check that sees it: reproducibility or the global-state check
+    with pytest.raises(AssertionError, match="global|restart|same seed"):
+        check_policy(Sloppy)
+
+
+def test_contract_catches_batch_dependent_draws():
+    from impactbandits.core.policy import Policy
+
+    class DrawsWhenAnyoneExplores(Policy):
+        def reset(self, space, horizon, rng):
+            self.rng, self.n, self.last = rng, space.n, np.zeros(rng.size)
+
+        def select(self):
+            if np.any(self.last > 0):  # the number of draws depends on the whole batch
+                self.rng.random()
+            return self.rng.integers(self.n)
+
+        def update(self, actions, feedback):
+            self.last = feedback.reward
+
+    with pytest.raises(AssertionError, match="alone"):
+        check_policy(DrawsWhenAnyoneExplores)
+
+
+def test_discrete_space_rejects_bad_actions():
+    from impactbandits.errors import SpecError
+
+    space = Discrete(3)
+    with pytest.raises(SpecError, match="action"):
+        space.validate(np.array([0, 3]), 2)
+

@@ -31,8 +31,17 @@ def small_spec(**changes) -> ExperimentSpec:
     return ExperimentSpec.create(**data)
 
 
-def run_component(env_kind, env_params, policy_kind, policy_params, reps, rounds=60,
-                  horizon=None, seed=3, check_actions=True):
+def run_component(
+    env_kind,
+    env_params,
+    policy_kind,
+    policy_params,
+    reps,
+    rounds=60,
+    horizon=None,
+    seed=3,
+    check_actions=True,
+):
     """Simulate replications ``reps`` of a policy on an environment (keys fixed)."""
     env = build_environment(env_kind, env_params)
     policy = build_policy(policy_kind, policy_params)

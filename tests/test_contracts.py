@@ -84,4 +84,3 @@ def test_discrete_space_rejects_bad_actions():
     space = Discrete(3)
     with pytest.raises(SpecError, match="action"):
         space.validate(np.array([0, 3]), 2)
-

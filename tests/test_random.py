@@ -13,7 +13,9 @@ def test_batch_rng_values_do_not_depend_on_batch_or_block_size():
     tiny_blocks = BatchRNG([generator_for(7, (1, 2, 4))], block=3)
     a = np.concatenate([alone.random(), alone.random(5)[0], alone.random(2000)[0]])
     b = np.concatenate([batch.random()[[1]], batch.random(5)[1], batch.random(2000)[1]])
-    c = np.concatenate([tiny_blocks.random(), tiny_blocks.random(5)[0], tiny_blocks.random(2000)[0]])
+    c = np.concatenate(
+        [tiny_blocks.random(), tiny_blocks.random(5)[0], tiny_blocks.random(2000)[0]]
+    )
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(a, c)
 

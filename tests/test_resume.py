@@ -35,8 +35,13 @@ kind = "ucb1"
 
 
 def _cli(*args, **kwargs):
-    return subprocess.Popen([sys.executable, "-m", "impactbandits", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-m", "impactbandits", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
 
 
 def _rows(db):
@@ -54,8 +59,17 @@ def test_sigkill_then_resume(tmp_path):
     spec.write_text(SPEC)
     run_dir = tmp_path / "run"
     db = run_dir / "results.sqlite"
-    args = ("run", str(spec), "--backend", "serial", "--batch-size", "1", "--no-report",
-            "--out", str(run_dir))
+    args = (
+        "run",
+        str(spec),
+        "--backend",
+        "serial",
+        "--batch-size",
+        "1",
+        "--no-report",
+        "--out",
+        str(run_dir),
+    )
     total = (6 + 6 + 1) * 4  # exp3 and etc are horizon-aware: one cell per horizon
     proc = _cli(*args)
     deadline = time.time() + 120
@@ -79,5 +93,8 @@ def test_sigkill_then_resume(tmp_path):
     clean = _cli("run", str(spec), "--backend", "serial", "--no-report", "--out", str(clean_dir))
     _, err = clean.communicate(timeout=300)
     assert clean.returncode == 0, err
-    pd.testing.assert_frame_equal(tidy_table(run_dir, trajectories=True),
-                                  tidy_table(clean_dir, trajectories=True), check_exact=True)
+    pd.testing.assert_frame_equal(
+        tidy_table(run_dir, trajectories=True),
+        tidy_table(clean_dir, trajectories=True),
+        check_exact=True,
+    )

@@ -34,23 +34,41 @@ def _policy(factory: PolicyFactory) -> Policy:
     return BatchedSimplePolicy(obj) if isinstance(obj, SimplePolicy) else obj
 
 
-def _run(env: Environment, policy: Policy, reps: Sequence[int], rounds: int,
-         horizon: int | None, seed: int = 5) -> Trajectory:
-    return simulate(env, policy, rounds, horizon, np.arange(1, rounds + 1),
-                    EnvironmentRandom(seed, 101, reps), BatchRNG.from_key(seed, (202,), reps),
-                    check_actions=True)
+def _run(
+    env: Environment,
+    policy: Policy,
+    reps: Sequence[int],
+    rounds: int,
+    horizon: int | None,
+    seed: int = 5,
+) -> Trajectory:
+    return simulate(
+        env,
+        policy,
+        rounds,
+        horizon,
+        np.arange(1, rounds + 1),
+        EnvironmentRandom(seed, 101, reps),
+        BatchRNG.from_key(seed, (202,), reps),
+        check_actions=True,
+    )
 
 
-def _same(a: Trajectory, b: Trajectory, rows_a: slice | list[int] = slice(None),
-          rows_b: slice | list[int] = slice(None)) -> bool:
+def _same(
+    a: Trajectory,
+    b: Trajectory,
+    rows_a: slice | list[int] = slice(None),
+    rows_b: slice | list[int] = slice(None),
+) -> bool:
     return all(
         np.array_equal(getattr(a, f)[rows_a], getattr(b, f)[rows_b])
         for f in ("reward", "expected", "pulls", "switches")
     )
 
 
-def check_policy(factory: PolicyFactory, env_factory: EnvFactory | None = None,
-                 rounds: int = 120) -> None:
+def check_policy(
+    factory: PolicyFactory, env_factory: EnvFactory | None = None, rounds: int = 120
+) -> None:
     """Reset semantics, valid actions, determinism, batch independence, no global random
     state, anytime/horizon-aware behaviour and pickling, on ``env_factory`` (default: a 3-arm
     Bernoulli bandit)."""
@@ -139,14 +157,21 @@ def check_environment(factory: EnvFactory, rounds: int = 200) -> None:
     r1, e1, b1 = play(env, reps, 0)
     r2, e2, _ = play(env, reps, 0)
     assert np.array_equal(r1, r2) and np.array_equal(e1, e2), "reset() must restart the env"
-    np.testing.assert_allclose(e1, b1, err_msg="Outcome.expected must equal the expected "
-                               "reward of the action in the state before the round")
+    np.testing.assert_allclose(
+        e1,
+        b1,
+        err_msg="Outcome.expected must equal the expected "
+        "reward of the action in the state before the round",
+    )
     # batch independence with identical action sequences per replication
     env.reset(EnvironmentRandom(9, 303, reps))
     env_alone = factory()
     rng = np.random.default_rng(1)
-    actions = (rng.integers(space.n, size=(rounds, len(reps))) if isinstance(space, Discrete)
-               else rng.dirichlet(np.ones(space.n), size=(rounds, len(reps))))
+    actions = (
+        rng.integers(space.n, size=(rounds, len(reps)))
+        if isinstance(space, Discrete)
+        else rng.dirichlet(np.ones(space.n), size=(rounds, len(reps)))
+    )
     env_alone.reset(EnvironmentRandom(9, 303, [reps[1]]))
     for t in range(rounds):
         batch = env.step(actions[t]).feedback.reward[1]

@@ -45,7 +45,9 @@ POLICY = 2
 _DEFAULT_BLOCK = 1024
 #: Values per generated block of :class:`CommonNoise`. Part of the definition of the noise
 #: (the value at index ``i`` comes from block ``i // NOISE_BLOCK``): never change it.
-NOISE_BLOCK = 512
+NOISE_BLOCK = 1024
+_BLOCK_BITS = 10
+assert 1 << _BLOCK_BITS == NOISE_BLOCK
 
 
 def stable_key(text: str) -> int:
@@ -162,9 +164,9 @@ class CommonNoise:
 
     def row(self, index: int) -> np.ndarray:
         """Values ``(R, channels)`` of every channel at the same ``index`` (e.g. the round)."""
-        block = index // NOISE_BLOCK
+        block = index >> _BLOCK_BITS
         if self._loaded[0, 0] != block:
             for r in range(len(self._reps)):
                 for c in range(self.channels):
                     self._load(r, c, block)
-        return self._buffer[:, :, index % NOISE_BLOCK]
+        return self._buffer[:, :, index & (NOISE_BLOCK - 1)]

@@ -63,6 +63,7 @@ def simulate(
     policy.reset(space, horizon, policy_rng)
     replications = env_random.size
     rows = np.arange(replications)
+    offsets = rows * space.n
     n_phases = len(policy.phases)
 
     reward = np.zeros(replications)
@@ -70,7 +71,7 @@ def simulate(
     pulls = np.zeros((replications, space.n))
     switches = np.zeros(replications, dtype=np.int64)
     phase_counts = np.zeros((replications, n_phases), dtype=np.int64) if n_phases else None
-    previous = space.initial_previous(replications)
+    previous: np.ndarray | None = None
 
     n_cp = checkpoints.size
     out_reward = np.empty((replications, n_cp))
@@ -91,8 +92,9 @@ def simulate(
         policy.update(actions, outcome.feedback)
         reward += outcome.feedback.reward
         expected += outcome.expected
-        space.accumulate(pulls, actions, rows)
-        switches += space.changed(actions, previous)
+        space.accumulate(pulls, actions, offsets)
+        if previous is not None:
+            switches += space.changed(actions, previous)
         previous = actions
         if t == next_checkpoint:
             out_reward[:, next_index] = reward

@@ -35,16 +35,13 @@ class ActionSpace:
         if not isinstance(self.n, int | np.integer) or self.n < 1:
             raise SpecError("n_arms", f"must be a positive integer, got {self.n!r}")
 
-    def accumulate(self, pulls: np.ndarray, actions: np.ndarray, rows: np.ndarray) -> None:
-        """Add one round of ``actions`` (a batch) to ``pulls`` of shape ``(R, n)`` in place."""
+    def accumulate(self, pulls: np.ndarray, actions: np.ndarray, offsets: np.ndarray) -> None:
+        """Add one round of ``actions`` (a batch) to ``pulls`` of shape ``(R, n)`` in place;
+        ``offsets`` is ``arange(R) * n`` (row starts in the flattened array)."""
         raise NotImplementedError
 
     def changed(self, actions: np.ndarray, previous: np.ndarray) -> np.ndarray:
         """Boolean ``(R,)``: where this round's action differs from the previous one."""
-        raise NotImplementedError
-
-    def initial_previous(self, replications: int) -> np.ndarray:
-        """A 'previous action' that no real action equals (so round 1 is not a switch)."""
         raise NotImplementedError
 
     def validate(self, actions: np.ndarray, replications: int) -> np.ndarray:
@@ -58,14 +55,11 @@ class Discrete(ActionSpace):
 
     kind: ClassVar[str] = "discrete"
 
-    def accumulate(self, pulls: np.ndarray, actions: np.ndarray, rows: np.ndarray) -> None:
-        pulls[rows, actions] += 1
+    def accumulate(self, pulls: np.ndarray, actions: np.ndarray, offsets: np.ndarray) -> None:
+        pulls.reshape(-1)[offsets + actions] += 1
 
     def changed(self, actions: np.ndarray, previous: np.ndarray) -> np.ndarray:
-        return (actions != previous) & (previous >= 0)
-
-    def initial_previous(self, replications: int) -> np.ndarray:
-        return np.full(replications, -1, dtype=np.int64)
+        return actions != previous
 
     def validate(self, actions: np.ndarray, replications: int) -> np.ndarray:
         actions = np.asarray(actions)
@@ -102,14 +96,11 @@ class Simplex(ActionSpace):
                 "resolution", f"1/ε must be a positive integer, got {self.resolution!r}"
             )
 
-    def accumulate(self, pulls: np.ndarray, actions: np.ndarray, rows: np.ndarray) -> None:
+    def accumulate(self, pulls: np.ndarray, actions: np.ndarray, offsets: np.ndarray) -> None:
         pulls += actions
 
     def changed(self, actions: np.ndarray, previous: np.ndarray) -> np.ndarray:
-        return np.any(np.abs(actions - previous) > self.tolerance, axis=1) & (previous[:, 0] >= 0)
-
-    def initial_previous(self, replications: int) -> np.ndarray:
-        return np.full((replications, self.n), -1.0)
+        return np.any(np.abs(actions - previous) > self.tolerance, axis=1)
 
     def validate(self, actions: np.ndarray, replications: int) -> np.ndarray:
         actions = np.asarray(actions, dtype=float)

@@ -29,8 +29,6 @@ class _StationaryArms(Environment):
     def __init__(self, n_arms: int) -> None:
         self._space = Discrete(n_arms)
         self._mu = np.empty((0, n_arms))
-        self._pulls = np.empty((0, n_arms), dtype=np.int64)
-        self._rows = np.arange(0)
 
     @property
     def action_space(self) -> Discrete:
@@ -41,15 +39,19 @@ class _StationaryArms(Environment):
 
     def reset(self, random: EnvironmentRandom) -> None:
         self._mu = self._instance_means(random)
+        self._flat_mu = self._mu.reshape(-1)
         self._noise = random.noise(self._space.n, self._distribution)
         self._pulls = np.zeros((random.size, self._space.n), dtype=np.int64)
-        self._rows = np.arange(random.size)
+        self._flat_pulls = self._pulls.reshape(-1)
+        self._offsets = np.arange(random.size) * self._space.n
 
     def _draw(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        index = self._pulls[self._rows, actions]
+        """Common noise of this pull of each chosen arm, and the arms' means."""
+        flat = self._offsets + actions
+        index = self._flat_pulls.take(flat)
         noise = self._noise.at(actions, index)
-        self._pulls[self._rows, actions] = index + 1
-        return noise, self._mu[self._rows, actions]
+        self._flat_pulls[flat] = index + 1
+        return noise, self._flat_mu.take(flat)
 
     def expected_rewards(self) -> np.ndarray:
         return self._mu.copy()

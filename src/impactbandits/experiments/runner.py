@@ -68,7 +68,9 @@ def _default_workers() -> int:
 
 
 def _batch_size(n_cells: int, seeds: int, workers: int) -> int:
-    tasks_per_cell = max(1, math.ceil(2 * workers / max(n_cells, 1)))
+    """Large batches are fastest (per-round NumPy overhead is shared by the batch); split a
+    cell only as much as needed to give every worker something to do."""
+    tasks_per_cell = max(1, math.ceil(workers / max(n_cells, 1)))
     return max(1, min(MAX_BATCH, math.ceil(seeds / tasks_per_cell)))
 
 

@@ -11,13 +11,16 @@ class ArmStatistics:
     """Pull counts and reward sums per (replication, arm)."""
 
     def __init__(self, replications: int, arms: int) -> None:
-        self.rows = np.arange(replications)
         self.counts = np.zeros((replications, arms))
         self.sums = np.zeros((replications, arms))
+        self._flat_counts = self.counts.reshape(-1)
+        self._flat_sums = self.sums.reshape(-1)
+        self._offsets = np.arange(replications) * arms
 
     def add(self, actions: np.ndarray, rewards: np.ndarray) -> None:
-        self.counts[self.rows, actions] += 1.0
-        self.sums[self.rows, actions] += rewards
+        flat = self._offsets + actions
+        self._flat_counts[flat] += 1.0
+        self._flat_sums[flat] += rewards
 
     def means(self) -> np.ndarray:
         """Empirical means; ``+inf`` for arms never pulled (so they are tried first)."""

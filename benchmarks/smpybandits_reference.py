@@ -51,12 +51,17 @@ POLICY_KWARGS = {
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--horizon", type=int, default=10_000, help="steps per repetition (default 10000)")
-    parser.add_argument("--repetitions", type=int, default=100, help="independent runs per policy (default 100)")
+    parser.add_argument(
+        "--horizon", type=int, default=10_000, help="steps per repetition (default 10000)"
+    )
+    parser.add_argument(
+        "--repetitions", type=int, default=100, help="independent runs per policy (default 100)"
+    )
     parser.add_argument(
         "--policies",
         default="UCB,Exp3",
-        help="comma-separated SMPyBandits policy names among %s (default UCB,Exp3)" % ",".join(POLICY_KWARGS),
+        help="comma-separated SMPyBandits policy names among %s (default UCB,Exp3)"
+        % ",".join(POLICY_KWARGS),
     )
     parser.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     args = parser.parse_args(argv)
@@ -65,7 +70,9 @@ def parse_args(argv=None):
     args.policies = [name.strip() for name in args.policies.split(",") if name.strip()]
     unknown = [name for name in args.policies if name not in POLICY_KWARGS]
     if unknown:
-        parser.error("unsupported policies %s; choose among %s" % (unknown, ",".join(POLICY_KWARGS)))
+        parser.error(
+            "unsupported policies %s; choose among %s" % (unknown, ",".join(POLICY_KWARGS))
+        )
     return args
 
 
@@ -127,10 +134,15 @@ def main(argv=None):
         for name in args.policies:
             print("running %s ..." % name, file=sys.stderr)
             results[name] = run_policy(
-                getattr(Policies, name), POLICY_KWARGS[name], args.horizon, args.repetitions, args.seed
+                getattr(Policies, name),
+                POLICY_KWARGS[name],
+                args.horizon,
+                args.repetitions,
+                args.seed,
             )
             print(
-                "  %s: %.1f s, %.0f pulls/s" % (name, results[name]["seconds"], results[name]["pulls_per_second"]),
+                "  %s: %.1f s, %.0f pulls/s"
+                % (name, results[name]["seconds"], results[name]["pulls_per_second"]),
                 file=sys.stderr,
             )
 

@@ -12,55 +12,58 @@ Quick use::
     )
     summary = run_experiment(spec, "runs/two-arms", backend="serial")
     table = tidy_table(summary.run_dir)
+
+Names are imported on first use, so simulation workers never load pandas or matplotlib.
 """
 
-from impactbandits.core import (
-    ActionSpace,
-    BatchRNG,
-    Discrete,
-    Environment,
-    EnvironmentRandom,
-    Feedback,
-    Outcome,
-    Policy,
-    SimpleEnvironment,
-    SimplePolicy,
-    Simplex,
-    simulate,
-)
-from impactbandits.errors import ImpactBanditsError, SpecError, StoreError
-from impactbandits.experiments import (
-    ExperimentSpec,
-    Interrupted,
-    get_figure,
-    load_spec,
-    run_experiment,
-    tidy_table,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ActionSpace",
-    "BatchRNG",
-    "Discrete",
-    "Environment",
-    "EnvironmentRandom",
-    "ExperimentSpec",
-    "Feedback",
-    "ImpactBanditsError",
-    "Interrupted",
-    "Outcome",
-    "Policy",
-    "SimpleEnvironment",
-    "SimplePolicy",
-    "Simplex",
-    "SpecError",
-    "StoreError",
-    "__version__",
-    "get_figure",
-    "load_spec",
-    "run_experiment",
-    "simulate",
-    "tidy_table",
-]
+_EXPORTS = {
+    "ActionSpace": "impactbandits.core.spaces",
+    "Discrete": "impactbandits.core.spaces",
+    "Simplex": "impactbandits.core.spaces",
+    "BatchRNG": "impactbandits.core.random",
+    "Environment": "impactbandits.core.environment",
+    "EnvironmentRandom": "impactbandits.core.environment",
+    "SimpleEnvironment": "impactbandits.core.environment",
+    "Feedback": "impactbandits.core.feedback",
+    "Outcome": "impactbandits.core.feedback",
+    "Policy": "impactbandits.core.policy",
+    "SimplePolicy": "impactbandits.core.policy",
+    "simulate": "impactbandits.core.simulate",
+    "ImpactBanditsError": "impactbandits.errors",
+    "SpecError": "impactbandits.errors",
+    "StoreError": "impactbandits.errors",
+    "ExperimentSpec": "impactbandits.experiments.spec",
+    "load_spec": "impactbandits.experiments.spec",
+    "Interrupted": "impactbandits.experiments.runner",
+    "run_experiment": "impactbandits.experiments.runner",
+    "get_figure": "impactbandits.experiments.figures",
+    "tidy_table": "impactbandits.experiments.tidy",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+if TYPE_CHECKING:  # pragma: no cover
+    from impactbandits.core.environment import Environment, EnvironmentRandom, SimpleEnvironment
+    from impactbandits.core.feedback import Feedback, Outcome
+    from impactbandits.core.policy import Policy, SimplePolicy
+    from impactbandits.core.random import BatchRNG
+    from impactbandits.core.simulate import simulate
+    from impactbandits.core.spaces import ActionSpace, Discrete, Simplex
+    from impactbandits.errors import ImpactBanditsError, SpecError, StoreError
+    from impactbandits.experiments.figures import get_figure
+    from impactbandits.experiments.runner import Interrupted, run_experiment
+    from impactbandits.experiments.spec import ExperimentSpec, load_spec
+    from impactbandits.experiments.tidy import tidy_table
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'impactbandits' has no attribute {name!r}")

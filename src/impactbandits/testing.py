@@ -93,12 +93,12 @@ def check_policy(
         )
 
     # no global random state: seeding the global generators changes nothing, and they are untouched
-    np.random.seed(12345)
+    np.random.seed(12345)  # noqa: NPY002 - deliberately seeding the global state
     random.seed(12345)
-    state_np, state_py = np.random.get_state()[1].copy(), random.getstate()
+    state_np, state_py = np.random.get_state()[1].copy(), random.getstate()  # noqa: NPY002
     other = _run(make_env(), _policy(factory), reps, rounds, horizon)
     assert _same(first, other), "results depend on global random state"
-    assert np.array_equal(np.random.get_state()[1], state_np), "policy used numpy's global RNG"
+    assert np.array_equal(np.random.get_state()[1], state_np), "policy used numpy's global RNG"  # noqa: NPY002
     assert random.getstate() == state_py, "policy used Python's global random module"
 
     # anytime policies ignore the horizon; horizon-aware ones need it

@@ -1,19 +1,6 @@
-"""Experiments: specs, cells, the runner, the store, tidy tables, plots, reports, figures."""
+"""Experiments: specs (``spec``), cells and tasks (``cells``), the runner (``runner``), the store
+(``store``), tidy tables (``tidy``), plots (``plots``), reports (``report``) and the figure
+registry (``figures``, with one module per paper under ``papers``).
 
-from impactbandits.experiments.figures import FIGURES, Figure, get_figure
-from impactbandits.experiments.runner import Interrupted, RunSummary, run_experiment
-from impactbandits.experiments.spec import ComponentSpec, ExperimentSpec, load_spec
-from impactbandits.experiments.tidy import tidy_table
-
-__all__ = [
-    "FIGURES",
-    "ComponentSpec",
-    "ExperimentSpec",
-    "Figure",
-    "Interrupted",
-    "RunSummary",
-    "get_figure",
-    "load_spec",
-    "run_experiment",
-    "tidy_table",
-]
+Import the submodules directly; this package imports nothing heavy by itself.
+"""

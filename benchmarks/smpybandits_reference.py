@@ -60,8 +60,9 @@ def parse_args(argv=None):
     parser.add_argument(
         "--policies",
         default="UCB,Exp3",
-        help="comma-separated SMPyBandits policy names among %s (default UCB,Exp3)"
-        % ",".join(POLICY_KWARGS),
+        help="comma-separated SMPyBandits policy names among {} (default UCB,Exp3)".format(
+            ",".join(POLICY_KWARGS)
+        ),
     )
     parser.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
     args = parser.parse_args(argv)
@@ -71,7 +72,7 @@ def parse_args(argv=None):
     unknown = [name for name in args.policies if name not in POLICY_KWARGS]
     if unknown:
         parser.error(
-            "unsupported policies %s; choose among %s" % (unknown, ",".join(POLICY_KWARGS))
+            "unsupported policies {}; choose among {}".format(unknown, ",".join(POLICY_KWARGS))
         )
     return args
 
@@ -85,7 +86,7 @@ def run_policy(policy_class, kwargs, horizon, repetitions, seed):
         # --- untimed set-up: reward table and random states for this repetition
         rng = np.random.default_rng([seed, rep])
         uniforms = rng.random((horizon, N_ARMS)).tolist()  # Python lists: cheap lookups in the loop
-        np.random.seed((seed * 1_000_003 + rep) % 2**32)  # global state used inside SMPyBandits
+        np.random.seed((seed * 1_000_003 + rep) % 2**32)  # noqa: NPY002 - SMPyBandits uses the global state
         rep_reward = 0.0
 
         # --- timed section: construction, startGame() and the choice/getReward loop
@@ -127,12 +128,12 @@ def main(argv=None):
 
         missing = [name for name in args.policies if not hasattr(Policies, name)]
         if missing:
-            print("error: SMPyBandits.Policies has no %s" % missing, file=sys.stderr)
+            print(f"error: SMPyBandits.Policies has no {missing}", file=sys.stderr)
             return 2
 
         results = {}
         for name in args.policies:
-            print("running %s ..." % name, file=sys.stderr)
+            print(f"running {name} ...", file=sys.stderr)
             results[name] = run_policy(
                 getattr(Policies, name),
                 POLICY_KWARGS[name],
@@ -141,8 +142,9 @@ def main(argv=None):
                 args.seed,
             )
             print(
-                "  %s: %.1f s, %.0f pulls/s"
-                % (name, results[name]["seconds"], results[name]["pulls_per_second"]),
+                "  {}: {:.1f} s, {:.0f} pulls/s".format(
+                    name, results[name]["seconds"], results[name]["pulls_per_second"]
+                ),
                 file=sys.stderr,
             )
 

@@ -73,7 +73,7 @@ def test_horizon_grids():
         100,
         1000,
     )
-    with pytest.raises(SpecError, match="horizons.stop"):
+    with pytest.raises(SpecError, match=r"horizons\.stop"):
         parse_horizons({"start": 10, "stop": 5, "num": 2})
 
 

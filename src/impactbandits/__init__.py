@@ -47,7 +47,30 @@ _EXPORTS = {
     "tidy_table": "impactbandits.experiments.tidy",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "ActionSpace",
+    "BatchRNG",
+    "Discrete",
+    "Environment",
+    "EnvironmentRandom",
+    "ExperimentSpec",
+    "Feedback",
+    "ImpactBanditsError",
+    "Interrupted",
+    "Outcome",
+    "Policy",
+    "SimpleEnvironment",
+    "SimplePolicy",
+    "Simplex",
+    "SpecError",
+    "StoreError",
+    "__version__",
+    "get_figure",
+    "load_spec",
+    "run_experiment",
+    "simulate",
+    "tidy_table",
+]
 
 if TYPE_CHECKING:  # pragma: no cover
     from impactbandits.core.environment import Environment, EnvironmentRandom, SimpleEnvironment

@@ -98,3 +98,36 @@ def test_sigkill_then_resume(tmp_path):
         tidy_table(clean_dir, trajectories=True),
         check_exact=True,
     )
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_finished_results(tmp_path):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC)
+    run_dir = tmp_path / "run"
+    db = run_dir / "results.sqlite"
+    for backend in ("serial", "process"):
+        proc = _cli(
+            "run",
+            str(spec),
+            "--backend",
+            backend,
+            "--batch-size",
+            "1",
+            "--no-report",
+            "--out",
+            str(run_dir),
+            *(["--workers", "1"] if backend == "process" else []),
+        )
+        start = len(_rows(db))
+        deadline = time.time() + 120
+        while time.time() < deadline and len(_rows(db)) < start + 3:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err and "interrupted" in err
+        assert len(_rows(db)) >= start + 3
+    done = _cli("run", str(spec), "--backend", "serial", "--no-report", "--out", str(run_dir))
+    _, err = done.communicate(timeout=300)
+    assert done.returncode == 0, err
+    assert len({(c, s) for c, s, _ in _rows(db)}) == len(_rows(db)) == 13 * 4

@@ -24,8 +24,20 @@ def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text)
 
 
-def summary_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Per environment and policy, at the largest horizon: mean ± CI of the main measures."""
+SUMMARY_METRICS = ("reward", "regret", "per_step_regret", "switches")
+
+
+def summary_table(table: pd.DataFrame, metrics: Sequence[str] = SUMMARY_METRICS) -> pd.DataFrame:
+    """Per environment and policy, at the largest horizon: mean ± CI of ``metrics``
+    (``pulls`` expands to one column per arm, ``phases`` to the phase shares)."""
+    columns: list[str] = []
+    for metric in metrics:
+        if metric == "pulls":
+            columns += [c for c in table.columns if c.startswith("pulls_")]
+        elif metric == "phases":
+            columns += [c for c in table.columns if c.startswith("phase_")]
+        elif metric in table.columns:
+            columns.append(metric)
     rows = []
     last = table[table["horizon"] == table.groupby("environment")["horizon"].transform("max")]
     for (env, policy), group in last.groupby(["environment", "policy"], sort=False):
@@ -35,7 +47,7 @@ def summary_table(table: pd.DataFrame) -> pd.DataFrame:
             "horizon": int(group["horizon"].iloc[0]),
             "seeds": int(group["seed"].nunique()),
         }
-        for metric in ("reward", "regret", "per_step_regret", "switches"):
+        for metric in columns:
             if group[metric].notna().any():
                 s = summarise(group, metric, by=("policy",)).iloc[0]
                 row[metric] = f"{s['mean']:.4g} ± {s['ci']:.2g}"
@@ -62,13 +74,14 @@ def write_report(run_dir: str | Path, extra_figures: Sequence[Path] = ()) -> Pat
         fig, axes = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
         plot_metric_vs_time(trajectories, axes[0], metric=metric_t, environment=env)
         axes[0].set_title(f"{env}: {metric_t} vs time (longest run)")
-        plot_metric_vs_horizon(table, axes[1], metric=metric_h, environment=env)
+        wide = table["horizon"].max() >= 30 * table["horizon"].min()
+        plot_metric_vs_horizon(table, axes[1], metric=metric_h, environment=env, log_x=wide)
         axes[1].set_title(f"{env}: {metric_h} vs horizon")
         path = figures_dir / f"{_slug(str(env))}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)
         images.append(path)
-    summary = summary_table(table) if len(table) else pd.DataFrame()
+    summary = summary_table(table, spec.metrics) if len(table) else pd.DataFrame()
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<title>{html.escape(spec.name)}</title>",

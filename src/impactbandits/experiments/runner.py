@@ -19,6 +19,7 @@ import contextlib
 import math
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
@@ -72,6 +73,11 @@ def _batch_size(n_cells: int, seeds: int, workers: int) -> int:
     cell only as much as needed to give every worker something to do."""
     tasks_per_cell = max(1, math.ceil(workers / max(n_cells, 1)))
     return max(1, min(MAX_BATCH, math.ceil(seeds / tasks_per_cell)))
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the runner, which stops cleanly and keeps finished results."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextlib.contextmanager

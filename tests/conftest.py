@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from impactbandits import ExperimentSpec
-from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
-from impactbandits.registry import build_environment, build_policy
 
 
 def small_spec(**changes) -> ExperimentSpec:
@@ -29,32 +26,6 @@ def small_spec(**changes) -> ExperimentSpec:
     )
     data.update(changes)
     return ExperimentSpec.create(**data)
-
-
-def run_component(
-    env_kind,
-    env_params,
-    policy_kind,
-    policy_params,
-    reps,
-    rounds=60,
-    horizon=None,
-    seed=3,
-    check_actions=True,
-):
-    """Simulate replications ``reps`` of a policy on an environment (keys fixed)."""
-    env = build_environment(env_kind, env_params)
-    policy = build_policy(policy_kind, policy_params)
-    return simulate(
-        env,
-        policy,
-        rounds,
-        horizon,
-        np.arange(1, rounds + 1),
-        EnvironmentRandom(seed, 11, reps),
-        BatchRNG.from_key(seed, (12, 2), reps),
-        check_actions=check_actions,
-    )
 
 
 @pytest.fixture

@@ -154,24 +154,37 @@ def _instantiate(cls: type, params: Mapping[str, Any]) -> Any:
     return cls(**params)
 
 
+def _build(
+    role: str,
+    kind: str,
+    params: Mapping[str, Any],
+    batched: type,
+    simple: type,
+    adapter: Callable[[Any], Any],
+) -> Any:
+    obj = _instantiate(resolve(role, kind, "kind"), params)
+    if isinstance(obj, simple):
+        return adapter(obj)
+    if not isinstance(obj, batched):
+        raise SpecError("kind", f"{kind!r} is not a {batched.__name__} or {simple.__name__}")
+    return obj
+
+
 def build_environment(kind: str, params: Mapping[str, Any]) -> Environment:
     """A batched environment from validated parameters (single-replication ones are wrapped)."""
-    obj = _instantiate(resolve("environment", kind, "kind"), params)
-    if isinstance(obj, SimpleEnvironment):
-        return BatchedSimpleEnvironment(obj)
-    if not isinstance(obj, Environment):
-        raise SpecError("kind", f"{kind!r} is not an Environment or SimpleEnvironment")
-    return obj
+    return typing.cast(
+        Environment,
+        _build(
+            "environment", kind, params, Environment, SimpleEnvironment, BatchedSimpleEnvironment
+        ),
+    )
 
 
 def build_policy(kind: str, params: Mapping[str, Any]) -> Policy:
     """A batched policy from validated parameters (single-replication ones are wrapped)."""
-    obj = _instantiate(resolve("policy", kind, "kind"), params)
-    if isinstance(obj, SimplePolicy):
-        return BatchedSimplePolicy(obj)
-    if not isinstance(obj, Policy):
-        raise SpecError("kind", f"{kind!r} is not a Policy or SimplePolicy")
-    return obj
+    return typing.cast(
+        Policy, _build("policy", kind, params, Policy, SimplePolicy, BatchedSimplePolicy)
+    )
 
 
 def describe(role: str) -> list[tuple[str, str]]:

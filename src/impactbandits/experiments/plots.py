@@ -27,6 +27,13 @@ def _band(ax: Any, summary: pd.DataFrame, x: str, label: str) -> None:
     ax.fill_between(xs, mean - ci, mean + ci, color=line.get_color(), alpha=0.2, lw=0)
 
 
+def _bands_by_policy(ax: Any, data: pd.DataFrame, x: str, metric: str, level: float) -> None:
+    """One mean line with a confidence band per policy, ``metric`` against ``x``."""
+    for policy, group in data.groupby("policy", sort=False):
+        summary = summarise(group, metric, by=(x,), level=level).sort_values(x)
+        _band(ax, summary, x, str(policy))
+
+
 def _select(table: pd.DataFrame, environment: str | None) -> pd.DataFrame:
     if environment is None:
         return table
@@ -43,10 +50,7 @@ def plot_metric_vs_horizon(
 ) -> Any:
     """Mean of ``metric`` against the horizon T, one line per policy, with a CI band."""
     data = _select(table, environment)
-    data = data[data["time"] == data["horizon"]]
-    for policy, group in data.groupby("policy", sort=False):
-        summary = summarise(group, metric, by=("horizon",), level=level).sort_values("horizon")
-        _band(ax, summary, "horizon", str(policy))
+    _bands_by_policy(ax, data[data["time"] == data["horizon"]], "horizon", metric, level)
     ax.set_xlabel("horizon T")
     ax.set_ylabel(_LABELS.get(metric, metric))
     if log_x:
@@ -68,10 +72,8 @@ def plot_metric_vs_time(
     Needs the table with ``trajectories=True``.
     """
     data = _select(trajectories, environment)
-    for policy, group in data.groupby("policy", sort=False):
-        longest = group[group["run_horizon"] == group["run_horizon"].max()]
-        summary = summarise(longest, metric, by=("time",), level=level).sort_values("time")
-        _band(ax, summary, "time", str(policy))
+    longest = data[data["run_horizon"] == data.groupby("policy")["run_horizon"].transform("max")]
+    _bands_by_policy(ax, longest, "time", metric, level)
     ax.set_xlabel("round t")
     ax.set_ylabel(_LABELS.get(metric, metric))
     ax.grid(alpha=0.3)
@@ -89,11 +91,7 @@ def plot_pulls_vs_horizon(
     """Mean pulls of ``arm`` against T per policy; ``optimal`` (columns horizon, pulls) is drawn
     dashed for comparison (e.g. the optimal allocation of a rested bandit)."""
     data = _select(table, environment)
-    data = data[data["time"] == data["horizon"]]
-    column = f"pulls_{arm}"
-    for policy, group in data.groupby("policy", sort=False):
-        summary = summarise(group, column, by=("horizon",)).sort_values("horizon")
-        _band(ax, summary, "horizon", str(policy))
+    _bands_by_policy(ax, data[data["time"] == data["horizon"]], "horizon", f"pulls_{arm}", 0.95)
     if optimal is not None:
         ax.plot(optimal["horizon"], optimal["pulls"], "k--", lw=1, label="optimal")
     ax.set_xlabel("horizon T")

@@ -208,3 +208,24 @@ def test_real_process_exit_status_and_no_traceback(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0
     assert "environments[0].means[1]" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_unreachable_dask_scheduler(tmp_path, existing_run):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(GOOD)
+    before = _digest(existing_run)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "run",
+            str(spec),
+            "--backend",
+            "dask",
+            "--scheduler",
+            "tcp://127.0.0.1:9",
+            "--out",
+            str(existing_run),
+        ],
+    )
+    _check_one_line_error(result, "scheduler")
+    assert _digest(existing_run) == before

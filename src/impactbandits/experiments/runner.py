@@ -180,36 +180,44 @@ def run_experiment(
     path = Path(run_dir) if run_dir is not None else default_run_dir(spec)
     check_run_dir(path)
     cells = expand(spec)  # validates every component before the store is touched
-    with Store.create(path, spec, cells) as store:
-        finished = store.finished()
-        size = batch_size or _batch_size(len(cells), spec.seeds, n_workers)
-        tasks: list[Task] = []
-        for cell in cells:
-            missing = [s for s in range(spec.seeds) if (cell.key, s) not in finished]
-            tasks.extend(batches(cell, missing, size))
-        total = sum(len(t.replications) for t in tasks)
-        reused = len(cells) * spec.seeds - total
-        if log is not None:
-            log(f"{len(cells)} cells x {spec.seeds} seeds: {total} to run, {reused} already stored")
-        bar = _progress(progress, total)
-        computed = 0
+    computed = 0
+    reused = 0
+    try:
+        # connect to the backend first: an unreachable scheduler leaves no trace on disk
+        with (
+            _executor(backend, n_workers, scheduler) as executor,
+            Store.create(path, spec, cells) as store,
+        ):
+            finished = store.finished()
+            size = batch_size or _batch_size(len(cells), spec.seeds, n_workers)
+            tasks: list[Task] = []
+            for cell in cells:
+                missing = [s for s in range(spec.seeds) if (cell.key, s) not in finished]
+                tasks.extend(batches(cell, missing, size))
+            total = sum(len(t.replications) for t in tasks)
+            reused = len(cells) * spec.seeds - total
+            if log is not None:
+                log(
+                    f"{len(cells)} cells x {spec.seeds} seeds: {total} to run, "
+                    f"{reused} already stored"
+                )
+            bar = _progress(progress, total)
 
-        def on_records(records: list[Record]) -> None:
-            nonlocal computed
-            store.add(records)
-            computed += len(records)
-            bar(len(records))
+            def on_records(records: list[Record]) -> None:
+                nonlocal computed
+                store.add(records)
+                computed += len(records)
+                bar(len(records))
 
-        try:
-            with _executor(backend, n_workers, scheduler) as executor:
+            try:
                 _execute(tasks, executor, IN_FLIGHT_PER_WORKER * n_workers, on_records)
-        except KeyboardInterrupt:
-            raise Interrupted(
-                f"interrupted: {computed + reused} of {len(cells) * spec.seeds} results are "
-                f"stored in {path}; run the same command again to resume"
-            ) from None
-        finally:
-            bar(None)
+            finally:
+                bar(None)
+    except KeyboardInterrupt:
+        raise Interrupted(
+            f"interrupted: {computed + reused} of {len(cells) * spec.seeds} results are "
+            f"stored in {path}; run the same command again to resume"
+        ) from None
     return RunSummary(path, len(cells), spec.seeds, computed, reused)
 
 

@@ -18,9 +18,9 @@ $(VENV)/.installed-dev: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.installed-base
 
-## demo: create .venv, install, reproduce the headline figure and write its report
+## demo: create .venv, install, reproduce Lindner et al. Figure 1 (quick scale) and its report
 demo: $(VENV)/.installed-base
-	$(VENV)/bin/impactbandits reproduce demo-stationary --out $(DEMO_OUT)
+	$(VENV)/bin/impactbandits reproduce lindner-fig1 --quick --out $(DEMO_OUT)
 
 ## test: create .venv with the dev extras and run the test suite
 test: $(VENV)/.installed-dev

@@ -10,43 +10,10 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-import threading
 import time
 
-import psutil
-
 from impactbandits import ExperimentSpec, run_experiment
-
-
-class PeakRSS:
-    """Samples the RSS of this process and all its descendants (workers, forkserver)."""
-
-    def __init__(self, interval: float = 0.1) -> None:
-        self.interval = interval
-        self.peak_total = 0.0
-        self.peak_self = 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        me = psutil.Process()
-        while not self._stop.is_set():
-            try:
-                own = me.memory_info().rss
-                total = own + sum(c.memory_info().rss for c in me.children(recursive=True))
-            except psutil.Error:
-                continue
-            self.peak_self = max(self.peak_self, own / 2**20)
-            self.peak_total = max(self.peak_total, total / 2**20)
-            time.sleep(self.interval)
-
-    def __enter__(self) -> PeakRSS:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
+from peak_rss import PeakRSS
 
 
 def main() -> None:

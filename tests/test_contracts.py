@@ -7,6 +7,15 @@ import pytest
 
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs import BernoulliBandit, GaussianBandit
+from impactbandits.envs.rested import (
+    ConstantBandit,
+    DecreasingBandit,
+    FicoBandit,
+    IncreasingBandit,
+    RecommenderBandit,
+    RestedBandit,
+    SinglePeakedBandit,
+)
 from impactbandits.registry import ENVIRONMENTS, POLICIES, resolve
 from impactbandits.testing import check_environment, check_policy
 
@@ -15,10 +24,22 @@ POLICY_PARAMS = {
     "exp3": [{}, {"gamma": 0.1}],
     "etc": [{}, {"m": 3}],
     "epsilon-greedy": [{}, {"c": 1.0, "d": 0.2}],
+    "spo": [{}, {"noise_bound": 0.1}],
+    "spo-delta": [{"sigma": 0.05}],
+    "one-step-optimistic": [{}, {"noise_bound": 0.1}],
+    "d-ucb": [{}, {"discount": 0.9}],
+    "sw-ucb": [{}, {"window": 7}],
 }
 ENV_FACTORIES = {
     "bernoulli": lambda: BernoulliBandit([0.1, 0.9, 0.5]),
     "gaussian": lambda: GaussianBandit(n_arms=4, sigma=0.3),
+    "rested": lambda: RestedBandit([[0.1, 0.5, 0.9] * 100, [0.4] * 300], noise="beta", sigma=0.1),
+    "single-peaked": lambda: SinglePeakedBandit(instance=1, noise="gaussian", sigma=0.05),
+    "increasing": lambda: IncreasingBandit("inc_2", 0.4, noise="gaussian", sigma=0.1),
+    "constant": lambda: ConstantBandit([0.2, 0.6], length=1000),
+    "decreasing": lambda: DecreasingBandit([0.9, 0.7], [0.1, 0.5], [0.01, 0.001], length=1000),
+    "fico": lambda: FicoBandit(length=500, noise="gaussian", sigma=0.05),
+    "recommender": lambda: RecommenderBandit("B", length=500, noise="gaussian", sigma=0.05),
 }
 
 

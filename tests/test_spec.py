@@ -110,3 +110,48 @@ def test_user_component_by_import_path():
             policies=[{"kind": "nowhere.module:Thing"}],
             horizons=[5],
         )
+
+
+def test_policies_restricted_to_environments():
+    envs = [
+        {"kind": "bernoulli", "label": "a", "means": [0.5, 0.6]},
+        {"kind": "bernoulli", "label": "b", "means": [0.2, 0.6]},
+    ]
+    spec = ExperimentSpec.create(
+        name="x",
+        environments=envs,
+        horizons=[5],
+        policies=[
+            {"kind": "exp3", "label": "E", "gamma": 0.1, "environments": ["a"]},
+            {"kind": "exp3", "label": "E", "gamma": 0.2, "environments": ["b"]},
+            {"kind": "ucb1"},
+        ],
+    )
+    pairs = {
+        (c.environment.label, c.policy.label, c.policy.params.get("gamma")) for c in expand(spec)
+    }
+    assert pairs == {("a", "E", 0.1), ("b", "E", 0.2), ("a", "ucb1", None), ("b", "ucb1", None)}
+    with pytest.raises(SpecError, match=r"policies\[0\]\.environments: unknown environment label"):
+        ExperimentSpec.create(
+            name="x",
+            environments=envs,
+            horizons=[5],
+            policies=[{"kind": "ucb1", "environments": ["c"]}],
+        )
+    with pytest.raises(SpecError, match="used twice"):  # overlapping restrictions
+        ExperimentSpec.create(
+            name="x",
+            environments=envs,
+            horizons=[5],
+            policies=[
+                {"kind": "ucb1", "label": "U", "environments": ["a"]},
+                {"kind": "ucb1", "label": "U", "environments": ["a", "b"]},
+            ],
+        )
+    with pytest.raises(SpecError, match=r"environments\[0\]\.environments"):
+        ExperimentSpec.create(
+            name="x",
+            environments=[{**envs[0], "environments": ["a"]}],
+            horizons=[5],
+            policies=[{"kind": "ucb1"}],
+        )

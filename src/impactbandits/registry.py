@@ -41,6 +41,13 @@ __all__ = [
 ENVIRONMENTS: Mapping[str, str] = {
     "bernoulli": "impactbandits.envs.stationary:BernoulliBandit",
     "gaussian": "impactbandits.envs.stationary:GaussianBandit",
+    "rested": "impactbandits.envs.rested:RestedBandit",
+    "single-peaked": "impactbandits.envs.rested:SinglePeakedBandit",
+    "increasing": "impactbandits.envs.rested:IncreasingBandit",
+    "constant": "impactbandits.envs.rested:ConstantBandit",
+    "decreasing": "impactbandits.envs.rested:DecreasingBandit",
+    "fico": "impactbandits.envs.rested:FicoBandit",
+    "recommender": "impactbandits.envs.rested:RecommenderBandit",
 }
 
 POLICIES: Mapping[str, str] = {
@@ -50,10 +57,20 @@ POLICIES: Mapping[str, str] = {
     "epsilon-greedy": "impactbandits.policies.classic:EpsilonGreedy",
     "etc": "impactbandits.policies.classic:ExploreThenCommit",
     "round-robin": "impactbandits.policies.classic:RoundRobin",
+    "ucb": "impactbandits.policies.nonstationary:UCB",
+    "d-ucb": "impactbandits.policies.nonstationary:DiscountedUCB",
+    "sw-ucb": "impactbandits.policies.nonstationary:SlidingWindowUCB",
+    "r-exp3": "impactbandits.policies.nonstationary:RExp3",
+    "spo": "impactbandits.policies.single_peaked:SPO",
+    "spo-delta": "impactbandits.policies.single_peaked:SPODelta",
+    "one-step-optimistic": "impactbandits.policies.single_peaked:OneStepOptimistic",
+    "last-reward-greedy": "impactbandits.policies.single_peaked:LastRewardGreedy",
+    "hkr": "impactbandits.policies.improving:HKR",
 }
 
 ORACLES: Mapping[str, str] = {
     "best_fixed_arm": "impactbandits.oracles.stationary:best_fixed_arm",
+    "optimal_allocation": "impactbandits.oracles.rested:optimal_allocation_oracle",
 }
 
 _TABLES = {"environment": ENVIRONMENTS, "policy": POLICIES, "oracle": ORACLES}

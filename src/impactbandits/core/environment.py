@@ -76,6 +76,11 @@ class Environment(ABC):
         """``(R, n)`` expected reward of every arm in the current state (discrete spaces)."""
         raise NotImplementedError(f"{type(self).__name__} has no finite list of actions")
 
+    def check_horizon(self, rounds: int) -> None:
+        """Raise :class:`~impactbandits.errors.SpecError` if ``rounds`` rounds cannot be played
+        (e.g. a rested curve shorter than the horizon). Called before any run starts."""
+        return None
+
     def expected_reward(self, actions: np.ndarray) -> np.ndarray:
         """``(R,)`` expected reward of ``actions`` in the current state."""
         values = self.expected_rewards()

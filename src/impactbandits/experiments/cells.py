@@ -66,9 +66,15 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
     cells = []
     for e, env_spec in enumerate(spec.environments):
         env = build_environment(env_spec.kind, env_spec.params)
+        try:
+            env.check_horizon(max(spec.horizons))
+        except SpecError as exc:
+            raise SpecError(f"environments[{e}].{exc.field}", exc.message) from None
         space = env.action_space
         env_key = env_spec.content_key()
         for p, pol_spec in enumerate(spec.policies):
+            if not pol_spec.runs_on(env_spec.label):
+                continue
             policy = build_policy(pol_spec.kind, pol_spec.params)
             if space.kind not in policy.action_kinds:
                 raise SpecError(

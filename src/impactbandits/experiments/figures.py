@@ -33,6 +33,12 @@ class Figure:
 
 FIGURES: Mapping[str, str] = {
     "demo-stationary": "impactbandits.experiments.papers.demo:FIGURE",
+    "lindner-fig1": "impactbandits.experiments.papers.lindner:FIG1",
+    "lindner-single-peaked": "impactbandits.experiments.papers.lindner:SINGLE_PEAKED",
+    "lindner-increasing": "impactbandits.experiments.papers.lindner:INCREASING",
+    "lindner-gaussian": "impactbandits.experiments.papers.lindner:GAUSSIAN",
+    "lindner-fico": "impactbandits.experiments.papers.lindner:FICO",
+    "lindner-recommender": "impactbandits.experiments.papers.lindner:RECOMMENDER",
 }
 
 

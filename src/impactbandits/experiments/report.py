@@ -6,11 +6,8 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # file output only; never opens a window
-import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.figure import Figure
 
 from impactbandits.experiments.plots import plot_metric_vs_horizon, plot_metric_vs_time
 from impactbandits.experiments.store import Store
@@ -71,7 +68,8 @@ def write_report(run_dir: str | Path, extra_figures: Sequence[Path] = ()) -> Pat
     metric_t = "regret" if has_regret else "reward"
     images: list[Path] = []
     for env in table["environment"].unique():
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4), constrained_layout=True)
+        fig = Figure(figsize=(11, 4), layout="constrained")
+        axes = fig.subplots(1, 2)
         plot_metric_vs_time(trajectories, axes[0], metric=metric_t, environment=env)
         axes[0].set_title(f"{env}: {metric_t} vs time (longest run)")
         wide = table["horizon"].max() >= 30 * table["horizon"].min()
@@ -79,7 +77,6 @@ def write_report(run_dir: str | Path, extra_figures: Sequence[Path] = ()) -> Pat
         axes[1].set_title(f"{env}: {metric_h} vs horizon")
         path = figures_dir / f"{_slug(str(env))}.png"
         fig.savefig(path, dpi=110)
-        plt.close(fig)
         images.append(path)
     summary = summary_table(table, spec.metrics) if len(table) else pd.DataFrame()
     parts = [

@@ -47,7 +47,7 @@ Metric = Literal["reward", "regret", "per_step_regret", "pulls", "switches", "ph
 DEFAULT_METRICS: tuple[Metric, ...] = ("reward", "regret", "per_step_regret", "pulls", "switches")
 #: Format version of stored results; part of every key so incompatible stores never mix.
 STORE_FORMAT = 1
-_RESERVED = {"kind", "label", "params", "oracle"}
+_RESERVED = {"kind", "label", "params", "oracle", "environments"}
 _MAX_HORIZON = 10**9
 
 
@@ -61,10 +61,15 @@ class ComponentSpec(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
     oracle: str | None = None
     """Environments only: name of the exact benchmark for regret (``None``: no regret)."""
+    environments: tuple[str, ...] | None = None
+    """Policies only: labels of the environments it runs on (``None``: all)."""
 
     def content(self) -> dict[str, Any]:
         """What determines the numbers (the label does not)."""
         return {"kind": self.kind, "params": self.params, "oracle": self.oracle}
+
+    def runs_on(self, environment_label: str) -> bool:
+        return self.environments is None or environment_label in self.environments
 
     def content_key(self) -> int:
         return stable_key(canonical_json(self.content()))
@@ -96,6 +101,17 @@ def _component(role: str, raw: Any, field: str) -> ComponentSpec:
         raise SpecError(f"{field}.{sorted(clash)[0]}", "given both inline and under 'params'")
     oracle_given = "oracle" in data
     oracle = data.pop("oracle", None)
+    only = data.pop("environments", None)
+    if only is not None:
+        if role != "policy":
+            raise SpecError(
+                f"{field}.environments", "only policies can be restricted to environments"
+            )
+        if isinstance(only, str) or not all(isinstance(x, str) for x in only) or not only:
+            raise SpecError(
+                f"{field}.environments", "must be a non-empty list of environment labels"
+            )
+        only = tuple(only)
     params = {**nested, **data}
     cls = resolve(role, kind, f"{field}.kind")
     values = validate_params(cls, params, field)
@@ -113,7 +129,27 @@ def _component(role: str, raw: Any, field: str) -> ComponentSpec:
         label = kind.rpartition(":")[2]
     if not isinstance(label, str) or not label.strip():
         raise SpecError(f"{field}.label", "must be a non-empty string")
-    return ComponentSpec(kind=kind, label=label, params=values, oracle=oracle)
+    return ComponentSpec(kind=kind, label=label, params=values, oracle=oracle, environments=only)
+
+
+def _check_labels(key: str, components: tuple[ComponentSpec, ...]) -> None:
+    """Labels are unique, except policies restricted to disjoint sets of environments (so a
+    figure can show one "SPO" per panel, each tuned to that panel's noise)."""
+    for i, a in enumerate(components):
+        for b in components[:i]:
+            if a.label != b.label:
+                continue
+            disjoint = (
+                a.environments is not None
+                and b.environments is not None
+                and not set(a.environments) & set(b.environments)
+            )
+            if not disjoint:
+                raise SpecError(
+                    key,
+                    f"label {a.label!r} is used twice; give each a unique 'label' (policies may "
+                    "share one only when restricted to disjoint 'environments')",
+                )
 
 
 def parse_horizons(raw: Any, field: str = "horizons") -> tuple[int, ...]:
@@ -186,14 +222,19 @@ class ExperimentSpec(BaseModel):
                 data[key] = tuple(
                     _component(role, item, f"{key}[{i}]") for i, item in enumerate(items)
                 )
-                labels = [c.label for c in data[key]]
-                duplicate = next((x for x in labels if labels.count(x) > 1), None)
-                if duplicate is not None:
-                    raise SpecError(
-                        f"{key}", f"label {duplicate!r} is used twice; give each a unique 'label'"
-                    )
+                _check_labels(key, data[key])
             if "horizons" in data:
                 data["horizons"] = parse_horizons(data["horizons"])
+            if data.get("environments") and data.get("policies"):
+                known = {c.label for c in data["environments"]}
+                for i, policy in enumerate(data["policies"]):
+                    unknown = set(policy.environments or ()) - known
+                    if unknown:
+                        raise SpecError(
+                            f"policies[{i}].environments",
+                            f"unknown environment label {sorted(unknown)[0]!r}; "
+                            f"allowed: {', '.join(sorted(known))}",
+                        )
         except SpecError as exc:
             raise ValueError(str(exc)) from None
         return data
@@ -215,7 +256,7 @@ class ExperimentSpec(BaseModel):
             "format": STORE_FORMAT,
             "name": self.name,
             "environments": [[c.label, c.content()] for c in self.environments],
-            "policies": [[c.label, c.content()] for c in self.policies],
+            "policies": [[c.label, c.content(), c.environments] for c in self.policies],
             "horizons": list(self.horizons),
             "seed": self.seed,
             "checkpoints": self.checkpoints,

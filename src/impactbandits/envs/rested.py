@@ -1,0 +1,302 @@
+"""Rested bandits: the m-th pull of arm i yields f_i(m) plus noise (Lindner et al. 2021, §2;
+Heidari et al. 2016; Patil et al. 2023).
+
+The reward depends only on how often the arm has been pulled, so the environment's state is the
+vector of pull counts. Observation noise is drawn once per pull as common random numbers: the
+noise of the m-th pull of arm i in replication r is a fixed function of (r, i, m), identical for
+every policy. Noise models:
+
+* ``"none"`` — noise-free observations;
+* ``"gaussian"`` — N(0, σ²), unbounded (Lindner et al.'s experiments);
+* ``"beta"`` — bounded symmetric noise ``σ·(2B − 1)`` with ``B ~ Beta(a, a)``, ``a =``
+  :data:`BETA_NOISE_SHAPE`: values in [−σ, σ], the bounded-noise setting of Lindner et al. §4.
+
+Curves are validated when the environment is built: finite, within [0, 1]; the horizon check
+(:meth:`RestedBandit.check_horizon`) requires at least as many values as the largest horizon.
+Errors name the arm (numbered from 0) and the first bad pull.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Annotated, Literal
+
+import numpy as np
+from pydantic import Field
+
+from impactbandits.core.environment import Environment, EnvironmentRandom
+from impactbandits.core.feedback import Feedback, Outcome
+from impactbandits.core.spaces import Discrete
+from impactbandits.envs.curves import (
+    constant_curves,
+    decreasing_curves,
+    increasing_curves,
+    single_peaked_curves,
+)
+from impactbandits.errors import SpecError
+from impactbandits.params import NonNegativeFloat, PositiveFloat, PositiveInt, Probability
+
+__all__ = [
+    "BETA_NOISE_SHAPE",
+    "ConstantBandit",
+    "DecreasingBandit",
+    "FicoBandit",
+    "IncreasingBandit",
+    "RecommenderBandit",
+    "RestedBandit",
+    "SinglePeakedBandit",
+    "validate_curves",
+]
+
+NoiseKind = Literal["none", "gaussian", "beta"]
+#: Shape a of the symmetric Beta(a, a) behind bounded noise σ·(2B − 1).
+BETA_NOISE_SHAPE = 2.0
+#: Default number of curve values when curves are given as callables.
+DEFAULT_LENGTH = 100_000
+
+
+def validate_curves(curves: np.ndarray, field: str = "curves") -> np.ndarray:
+    """Check an ``(N, length)`` array: finite, within [0, 1]. One-line error otherwise."""
+    curves = np.asarray(curves, dtype=float)
+    if curves.ndim != 2 or curves.shape[0] < 1 or curves.shape[1] < 1:
+        raise SpecError(
+            field, f"must be a non-empty (arms × pulls) table, got shape {curves.shape}"
+        )
+    bad = ~np.isfinite(curves) | (curves < 0.0) | (curves > 1.0)
+    if bad.any():
+        arm, index = (int(x) for x in np.argwhere(bad)[0])
+        raise SpecError(
+            field,
+            f"arm {arm} has value {float(curves[arm, index])} at pull {index + 1} (index {index}); "
+            "rewards must be finite and within [0, 1]",
+        )
+    return curves
+
+
+def _evaluate(
+    entry: Sequence[float] | str | Callable[..., object], arm: int, length: int
+) -> np.ndarray:
+    if isinstance(entry, str):
+        module, _, name = entry.partition(":")
+        try:
+            function = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError, ValueError):
+            raise SpecError(f"curves[{arm}]", f"cannot import callable {entry!r}") from None
+        entry = function
+    if callable(entry):
+        values = np.asarray(entry(np.arange(1, length + 1)), dtype=float)
+        if values.shape != (length,):
+            raise SpecError(
+                f"curves[{arm}]", f"callable must return {length} values for pulls 1..{length}"
+            )
+        return values
+    return np.asarray(entry, dtype=float)
+
+
+class RestedBandit(Environment):
+    """Rested bandit from explicit curves: ``curves[i]`` is a list of f_i(1), f_i(2), … or the
+    import path (``"module:function"``) of a vectorised callable evaluated at pulls 1..length.
+
+    Default oracle: ``optimal_allocation`` (the exact optimal allocation of pulls, which is the
+    value of the optimal policy: rewards depend only on pull counts).
+    """
+
+    default_oracle = "optimal_allocation"
+
+    def __init__(
+        self,
+        curves: Annotated[list[list[float] | str], Field(min_length=1)],
+        noise: NoiseKind = "none",
+        sigma: NonNegativeFloat = 0.0,
+        length: PositiveInt | None = None,
+    ) -> None:
+        if any(isinstance(c, str) or callable(c) for c in curves):
+            length = length or DEFAULT_LENGTH
+            rows = [_evaluate(c, i, length) for i, c in enumerate(curves)]
+        else:
+            rows = [np.asarray(c, dtype=float) for c in curves]
+        sizes = {r.size for r in rows}
+        if len(sizes) != 1:
+            raise SpecError(
+                "curves", f"every arm needs the same number of values, got {sorted(sizes)}"
+            )
+        self._setup(np.stack(rows), noise, sigma)
+
+    def _setup(self, curves: np.ndarray, noise: str, sigma: float) -> None:
+        self.curves = validate_curves(curves)
+        self.curves.setflags(write=False)
+        if noise != "none" and sigma <= 0:
+            raise SpecError("sigma", f"{noise} noise needs sigma > 0")
+        self.noise, self.sigma = noise, float(sigma)
+        n_arms, self.length = self.curves.shape
+        self._space = Discrete(n_arms)
+        # one padding column so expected_rewards() stays defined after an arm's last value
+        self._padded = np.concatenate([self.curves, self.curves[:, -1:]], axis=1).reshape(-1)
+        self._stride = self.length + 1
+
+    @property
+    def action_space(self) -> Discrete:
+        return self._space
+
+    def check_horizon(self, rounds: int) -> None:
+        if self.length < rounds:
+            raise SpecError(
+                "curves",
+                f"each arm needs at least {rounds} values (the largest horizon); "
+                f"arm 0 has {self.length}",
+            )
+
+    def reset(self, random: EnvironmentRandom) -> None:
+        n = self._space.n
+        self._counts = np.zeros((random.size, n), dtype=np.int64)
+        self._flat_counts = self._counts.reshape(-1)
+        self._offsets = np.arange(random.size) * n
+        self._noise = None
+        if self.noise != "none":
+            self._noise = random.noise(n, "normal" if self.noise == "gaussian" else "uniform")
+        self._arm_base = np.arange(n) * self._stride
+
+    def _noise_at(self, actions: np.ndarray, index: np.ndarray) -> np.ndarray | float:
+        if self._noise is None:
+            return 0.0
+        values = self._noise.at(actions, index)
+        if self.noise == "gaussian":
+            return self.sigma * values
+        from scipy.special import betaincinv  # only needed for bounded noise
+
+        return self.sigma * (2.0 * betaincinv(BETA_NOISE_SHAPE, BETA_NOISE_SHAPE, values) - 1.0)
+
+    def step(self, actions: np.ndarray) -> Outcome:
+        flat = self._offsets + actions
+        index = self._flat_counts.take(flat)
+        if index.max() >= self.length:
+            raise SpecError("horizon", f"an arm was pulled more than {self.length} times")
+        value = self._padded.take(self._arm_base.take(actions) + index)
+        self._flat_counts[flat] = index + 1
+        return Outcome(Feedback(value + self._noise_at(actions, index)), value)
+
+    def expected_rewards(self) -> np.ndarray:
+        return self._padded.take(self._arm_base[None, :] + self._counts)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """``(R, N)`` pulls so far of every arm."""
+        return self._counts
+
+
+class SinglePeakedBandit(RestedBandit):
+    """Lindner et al.'s single-peaked instances (REPRODUCTION.md §1, Figs 1, 8–10): ``instance``
+    1, 2 or 3 (3 is Figure 1), or explicit ``params`` rows ``(k1, k2, c1, c2, l, a)``."""
+
+    def __init__(
+        self,
+        instance: Literal[1, 2, 3] | None = 3,
+        params: list[Annotated[list[float], Field(min_length=6, max_length=6)]] | None = None,
+        length: PositiveInt = 20_000,
+        noise: NoiseKind = "none",
+        sigma: NonNegativeFloat = 0.0,
+    ) -> None:
+        if params is not None:
+            instance = None
+        self._setup(single_peaked_curves(instance, params, length), noise, sigma)
+
+
+class IncreasingBandit(RestedBandit):
+    """Heidari et al. (2016) increasing families inc_1–inc_3 with exponent ``alpha``
+    (Lindner et al. Figs 4–7): see :func:`~impactbandits.envs.curves.increasing_curves`."""
+
+    def __init__(
+        self,
+        family: Literal["inc_1", "inc_2", "inc_3"] = "inc_1",
+        alpha: PositiveFloat = 0.1,
+        length: PositiveInt = 10_000,
+        noise: NoiseKind = "none",
+        sigma: NonNegativeFloat = 0.0,
+    ) -> None:
+        self._setup(increasing_curves(family, alpha, length), noise, sigma)
+
+
+class ConstantBandit(RestedBandit):
+    """Constant rested curves f_i(m) = μ_i: a stationary bandit seen as a rested one."""
+
+    def __init__(
+        self,
+        means: Annotated[list[Probability], Field(min_length=1)],
+        length: PositiveInt = 100_000,
+        noise: NoiseKind = "none",
+        sigma: NonNegativeFloat = 0.0,
+    ) -> None:
+        self._setup(constant_curves(means, length), noise, sigma)
+
+
+class DecreasingBandit(RestedBandit):
+    """Rotting arms ``f_i(m) = end_i + (start_i − end_i)·exp(−rate_i (m − 1))``."""
+
+    def __init__(
+        self,
+        start: Annotated[list[Probability], Field(min_length=1)],
+        end: list[Probability],
+        rate: list[PositiveFloat],
+        length: PositiveInt = 100_000,
+        noise: NoiseKind = "none",
+        sigma: NonNegativeFloat = 0.0,
+    ) -> None:
+        if not len(start) == len(end) == len(rate):
+            raise SpecError("start", "start, end and rate need one value per arm")
+        if any(e > s for s, e in zip(start, end, strict=True)):
+            raise SpecError("end", "each arm needs end <= start (decreasing)")
+        self._setup(decreasing_curves(start, end, rate, length), noise, sigma)
+
+
+class FicoBandit(RestedBandit):
+    """FICO credit lending (Lindner et al. 2021, §5 and Appendix D.4; Liu et al. 2018): four arms
+    (Asian, Black, Hispanic, White); pull m lends to the group's m-th best of ``n_applicants``
+    sampled applicants (instance seed ``seed``). ``curve`` is ``"score_change"`` (single-peaked,
+    Figs 3a, 12) or ``"bank_utility"`` (nearly decreasing, Fig. 13). See
+    :mod:`impactbandits.envs.fico` for the data pipeline."""
+
+    def __init__(
+        self,
+        curve: Literal["score_change", "bank_utility"] = "score_change",
+        seed: Annotated[int, Field(ge=0)] = 0,
+        n_applicants: PositiveInt = 1000,
+        length: PositiveInt = 2000,
+        noise: NoiseKind = "none",
+        sigma: NonNegativeFloat = 0.0,
+    ) -> None:
+        from impactbandits.envs.fico import fico_curves
+
+        curves, self.groups = fico_curves(curve, length, seed=seed, n_applicants=n_applicants)
+        self._setup(curves, noise, sigma)
+
+
+class RecommenderBandit(RestedBandit):
+    """Synthetic recommender system (Lindner et al. 2021, §5, Figs 3b, 14–16): novelty makes
+    items engaging at first; engagement then decays towards the item's inherent value.
+    ``instance`` A, B or C (documented seeds, see
+    :data:`~impactbandits.envs.recommender.RECOMMENDER_INSTANCES`) or an explicit ``seed``.
+    Curves are built for max(length, 3000) pulls and cut to ``length``, so shorter lengths are
+    prefixes of the paper's T = 3000 curves."""
+
+    def __init__(
+        self,
+        instance: Literal["A", "B", "C"] | None = "A",
+        seed: Annotated[int, Field(ge=0)] | None = None,
+        n_arms: PositiveInt = 4,
+        length: PositiveInt = 3000,
+        noise: NoiseKind = "none",
+        sigma: NonNegativeFloat = 0.0,
+    ) -> None:
+        from impactbandits.envs.recommender import (
+            RECOMMENDER_INSTANCES,
+            RECOMMENDER_TMAX,
+            recommender_curves,
+        )
+
+        if seed is None:
+            if instance is None:
+                raise SpecError("instance", "give an instance (A, B, C) or a seed")
+            seed = RECOMMENDER_INSTANCES[instance]
+        built = recommender_curves(n_arms, max(length, RECOMMENDER_TMAX), seed=seed)
+        self._setup(built[:, :length], noise, sigma)

@@ -1,0 +1,314 @@
+"""Lindner, Heidari & Krause (2021), "Addressing the Long-term Impact of ML Decisions via
+Policy Regret" (IJCAI): the registered figures.
+
+Every figure follows REPRODUCTION.md §1: horizons ``linspace(2N+1, Tmax, 100)`` rounded down,
+30 seeds, each horizon a separate run for horizon-aware algorithms, per-step policy regret
+against the exact optimum (:func:`~impactbandits.oracles.allocation.optimal_allocation`).
+``--quick`` keeps every environment and algorithm but uses 12 horizons, 5 seeds and a shorter
+Tmax (documented per figure).
+
+Algorithm defaults (REPRODUCTION.md §1): SPO and one-step-optimistic use the noise bound
+ε̄ = 2σ for Gaussian noise (FICO: max(0.1, 2σ)); EXP3 γ = 0.01; R-EXP3 V = 2; D-UCB discount
+1 − 1/(4√T); SW-UCB window ⌊4√(T ln T)⌋; UCB is D-UCB with discount 1.
+
+Choice of ours: the paper does not state Figure 1's noise level; ``lindner-fig1`` uses σ = 0.05
+(:data:`FIG1_SIGMA`), and ``lindner-single-peaked`` covers σ ∈ {0, 0.01, 0.05, 0.1}.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from impactbandits.experiments.figures import Figure
+from impactbandits.experiments.spec import ExperimentSpec
+
+FIG1_SIGMA = 0.05
+FULL_SEEDS, QUICK_SEEDS = 30, 5
+FULL_HORIZONS, QUICK_HORIZONS = 100, 12
+SINGLE_PEAKED_SIGMAS = (0.0, 0.01, 0.05, 0.1)
+INCREASING_ALPHAS = {
+    "inc_1": (0.1, 0.5, 1.0, 5.0),
+    "inc_2": (0.03, 0.1, 0.4, 1.0),
+    "inc_3": (0.1, 0.5, 1.0, 5.0),
+}
+NOISE_SIGMAS = (0.01, 0.05, 0.1)
+FICO_MIN_NOISE_BOUND = 0.1
+
+
+def horizon_grid(n_arms: int, t_max: int, count: int) -> list[int]:
+    """``linspace(2N+1, Tmax, count)`` rounded down (REPRODUCTION.md §1)."""
+    return sorted({int(x) for x in np.floor(np.linspace(2 * n_arms + 1, t_max, count))})
+
+
+def noise(sigma: float) -> dict[str, Any]:
+    return {"noise": "gaussian", "sigma": sigma} if sigma > 0 else {"noise": "none"}
+
+
+def lindner_policies(noise_bound: float, hkr: bool = False) -> list[dict[str, Any]]:
+    """SPO and the six baselines of §5 (plus HKR for increasing rewards)."""
+    policies: list[dict[str, Any]] = [
+        {"kind": "spo", "label": "SPO", "noise_bound": noise_bound},
+        {"kind": "last-reward-greedy", "label": "greedy"},
+        {"kind": "one-step-optimistic", "label": "one-step-optimistic", "noise_bound": noise_bound},
+        {"kind": "exp3", "label": "EXP3", "gamma": 0.01},
+        {"kind": "r-exp3", "label": "R-EXP3"},
+        {"kind": "d-ucb", "label": "D-UCB"},
+        {"kind": "sw-ucb", "label": "SW-UCB"},
+    ]
+    if hkr:
+        policies.append({"kind": "hkr", "label": "HKR"})
+    return policies
+
+
+def _spec(
+    name: str,
+    description: str,
+    environments: list[dict[str, Any]],
+    policies: list[dict[str, Any]],
+    n_arms: int,
+    t_max: int,
+    quick: bool,
+) -> ExperimentSpec:
+    return ExperimentSpec.create(
+        name=name + ("-quick" if quick else ""),
+        description=description,
+        environments=environments,
+        policies=policies,
+        horizons=horizon_grid(n_arms, t_max, QUICK_HORIZONS if quick else FULL_HORIZONS),
+        seeds=QUICK_SEEDS if quick else FULL_SEEDS,
+    )
+
+
+def _sigma_label(sigma: float) -> str:
+    return "noise-free" if sigma == 0 else f"σ={sigma:g}"
+
+
+def fig1(quick: bool) -> ExperimentSpec:
+    t_max = 5_000 if quick else 20_000
+    env = {
+        "kind": "single-peaked",
+        "label": f"instance 3, {_sigma_label(FIG1_SIGMA)}",
+        "instance": 3,
+        "length": t_max,
+        **noise(FIG1_SIGMA),
+    }
+    return _spec(
+        "lindner-fig1",
+        "Lindner et al. Figure 1: single-peaked instance 3.",
+        [env],
+        lindner_policies(2 * FIG1_SIGMA),
+        2,
+        t_max,
+        quick,
+    )
+
+
+def per_environment_policies(
+    environments: list[dict[str, Any]], bounds: list[float], hkr: bool = False
+) -> list[dict[str, Any]]:
+    """The §5 algorithms for several environments whose noise differs: noise-independent
+    algorithms run everywhere; SPO and one-step-optimistic run on each environment with that
+    environment's noise bound (``bounds[i]`` for ``environments[i]``), under one label."""
+    by_bound: dict[float, list[str]] = {}
+    for env, bound in zip(environments, bounds, strict=True):
+        by_bound.setdefault(bound, []).append(env["label"])
+    out: list[dict[str, Any]] = []
+    for policy in lindner_policies(0.0, hkr):
+        if "noise_bound" not in policy:
+            out.append(policy)
+            continue
+        for bound, labels in by_bound.items():
+            out.append({**policy, "noise_bound": bound, "environments": labels})
+    return out
+
+
+def single_peaked(quick: bool) -> ExperimentSpec:
+    t_max = 5_000 if quick else 20_000
+    envs = []
+    for instance in (1, 2, 3):
+        for sigma in SINGLE_PEAKED_SIGMAS:
+            envs.append(
+                {
+                    "kind": "single-peaked",
+                    "label": f"instance {instance}, {_sigma_label(sigma)}",
+                    "instance": instance,
+                    "length": t_max,
+                    **noise(sigma),
+                }
+            )
+    bounds = [2 * s for _ in (1, 2, 3) for s in SINGLE_PEAKED_SIGMAS]
+    policies = per_environment_policies(envs, bounds)
+    return _spec(
+        "lindner-single-peaked", "Lindner et al. Figures 8–10.", envs, policies, 2, t_max, quick
+    )
+
+
+def increasing(quick: bool) -> ExperimentSpec:
+    t_max = 3_000 if quick else 10_000
+    envs = []
+    for family, alphas in INCREASING_ALPHAS.items():
+        for alpha in alphas:
+            envs.append(
+                {
+                    "kind": "increasing",
+                    "label": f"{family} α={alpha:g}",
+                    "family": family,
+                    "alpha": alpha,
+                    "length": t_max,
+                }
+            )
+    for sigma in NOISE_SIGMAS:  # Figure 7: inc_1, α = 0.1 with noise
+        envs.append(
+            {
+                "kind": "increasing",
+                "label": f"inc_1 α=0.1 {_sigma_label(sigma)}",
+                "family": "inc_1",
+                "alpha": 0.1,
+                "length": t_max,
+                **noise(sigma),
+            }
+        )
+    bounds = [0.0] * (len(envs) - len(NOISE_SIGMAS)) + [2 * s for s in NOISE_SIGMAS]
+    policies = per_environment_policies(envs, bounds, hkr=True)
+    return _spec(
+        "lindner-increasing",
+        "Lindner et al. Figures 4–7 (Heidari et al.'s families).",
+        envs,
+        policies,
+        2,
+        t_max,
+        quick,
+    )
+
+
+def gaussian(quick: bool) -> ExperimentSpec:
+    t_max = 1_500 if quick else 5_000
+    envs = [
+        {"kind": "gaussian", "label": f"10 arms, {_sigma_label(s)}", "n_arms": 10, "sigma": s}
+        for s in NOISE_SIGMAS
+    ]
+    policies: list[dict[str, Any]] = [
+        {"kind": "spo", "label": "SPO", "noise_bound": 2 * s, "environments": [env["label"]]}
+        for s, env in zip(NOISE_SIGMAS, envs, strict=True)
+    ]
+    policies.append({"kind": "ucb", "label": "UCB"})
+    return _spec(
+        "lindner-gaussian",
+        "Lindner et al. Figure 11: stationary Gaussian bandits with "
+        "random means U(0, 1), one instance per seed.",
+        envs,
+        policies,
+        10,
+        t_max,
+        quick,
+    )
+
+
+def fico(quick: bool) -> ExperimentSpec:
+    t_max = 1_000 if quick else 2_000
+    envs = [
+        {
+            "kind": "fico",
+            "label": f"FICO score change, {_sigma_label(s)}",
+            "curve": "score_change",
+            "length": t_max,
+            **noise(s),
+        }
+        for s in NOISE_SIGMAS
+    ]
+    envs.append(
+        {
+            "kind": "fico",
+            "label": "FICO bank utility, σ=0.05",
+            "curve": "bank_utility",
+            "length": t_max,
+            **noise(0.05),
+        }
+    )
+    bounds = [max(FICO_MIN_NOISE_BOUND, 2 * s) for s in (*NOISE_SIGMAS, 0.05)]
+    return _spec(
+        "lindner-fico",
+        "Lindner et al. Figures 3a, 12 and 13 (FICO credit lending).",
+        envs,
+        per_environment_policies(envs, bounds),
+        4,
+        t_max,
+        quick,
+    )
+
+
+def recommender(quick: bool) -> ExperimentSpec:
+    t_max = 1_000 if quick else 3_000
+    envs = [
+        {
+            "kind": "recommender",
+            "label": f"instance {name}, {_sigma_label(s)}",
+            "instance": name,
+            "length": t_max,
+            **noise(s),
+        }
+        for name in ("A", "B", "C")
+        for s in NOISE_SIGMAS
+    ]
+    return _spec(
+        "lindner-recommender",
+        "Lindner et al. Figures 3b and 14–16 (recommender).",
+        envs,
+        per_environment_policies(envs, [2 * s for _ in "ABC" for s in NOISE_SIGMAS]),
+        4,
+        t_max,
+        quick,
+    )
+
+
+def render(run_dir: Path) -> list[Path]:
+    """The paper's panels per environment: reward curves; per-step regret vs T; for two arms,
+    pulls of arm 1 (index 0) vs T beside the optimal count."""
+    from impactbandits.experiments.rested_figures import render_rested
+
+    return render_rested(run_dir)
+
+
+def _figure(name: str, title: str, source: str, build: Any) -> Figure:
+    return Figure(name=name, title=title, source=source, build=build, render=render)
+
+
+FIG1 = _figure(
+    "lindner-fig1",
+    "Single-peaked bandit where external-regret algorithms fail",
+    "Lindner et al. 2021, Figure 1",
+    fig1,
+)
+SINGLE_PEAKED = _figure(
+    "lindner-single-peaked",
+    "Synthetic single-peaked bandits, 4 noise levels",
+    "Lindner et al. 2021, Appendix D.2, Figures 8–10",
+    single_peaked,
+)
+INCREASING = _figure(
+    "lindner-increasing",
+    "Increasing bandits (Heidari et al.) with HKR",
+    "Lindner et al. 2021, Appendix D.1, Figures 4–7",
+    increasing,
+)
+GAUSSIAN = _figure(
+    "lindner-gaussian",
+    "Stationary Gaussian bandits: SPO vs UCB",
+    "Lindner et al. 2021, Appendix D.3, Figure 11",
+    gaussian,
+)
+FICO = _figure(
+    "lindner-fico",
+    "FICO credit lending (score change and bank utility)",
+    "Lindner et al. 2021, Figure 3a and Appendix D.4, Figures 12–13",
+    fico,
+)
+RECOMMENDER = _figure(
+    "lindner-recommender",
+    "Synthetic recommender system, instances A–C",
+    "Lindner et al. 2021, Figure 3b and Appendix D.5, Figures 14–16",
+    recommender,
+)

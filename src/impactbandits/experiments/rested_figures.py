@@ -1,0 +1,85 @@
+"""Paper-style panels for rested-bandit experiments (Lindner et al. 2021; Patil et al. 2023).
+
+Per environment: (a) the reward curves f_i(m); (b) per-step policy regret against the horizon T
+with 95% bands; (c) for two arms, the pulls of the first arm against T beside the optimal count
+(the counts of the exact optimal allocation for that T).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from impactbandits.experiments.plots import plot_metric_vs_horizon, plot_pulls_vs_horizon
+from impactbandits.experiments.store import Store
+from impactbandits.experiments.tidy import tidy_table
+from impactbandits.registry import build_environment
+
+__all__ = ["plot_curves", "render_rested"]
+
+
+def plot_curves(curves: np.ndarray, ax: object, names: list[str] | None = None) -> object:
+    """Reward curves f_i(m) against the pull m."""
+    pulls = np.arange(1, curves.shape[1] + 1)
+    for i, row in enumerate(curves):
+        ax.plot(pulls, row, lw=1.2, label=names[i] if names else f"arm {i}")  # type: ignore[attr-defined]
+    ax.set_xlabel("pull m")  # type: ignore[attr-defined]
+    ax.set_ylabel("reward f(m)")  # type: ignore[attr-defined]
+    ax.grid(alpha=0.3)  # type: ignore[attr-defined]
+    ax.legend(fontsize="small")  # type: ignore[attr-defined]
+    return ax
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text).strip("-")
+
+
+def render_rested(run_dir: Path) -> list[Path]:
+    """One PNG per environment in ``RUN_DIR/figures/`` with the panels described above."""
+    from impactbandits.oracles.allocation import optimal_allocation
+
+    run_dir = Path(run_dir)
+    with Store.open_existing(run_dir) as store:
+        spec = store.spec()
+    table = tidy_table(run_dir)
+    out_dir = run_dir / "figures"
+    out_dir.mkdir(exist_ok=True)
+    t_max = max(spec.horizons)
+    paths = []
+    for env_spec in spec.environments:
+        env = build_environment(env_spec.kind, env_spec.params)
+        curves = getattr(env, "curves", None)
+        rows = table[table["environment"] == env_spec.label]
+        two_arms = env.action_space.n == 2 and curves is not None
+        panels = 3 if two_arms else 2
+        fig = Figure(figsize=(5 * panels, 3.8), layout="constrained")
+        axes = fig.subplots(1, panels)
+        if curves is not None:
+            plot_curves(curves[:, :t_max], axes[0], getattr(env, "groups", None))
+            axes[0].set_title("reward curves")
+        else:
+            axes[0].text(
+                0.5,
+                0.5,
+                "stationary arms\n(random means per seed)",
+                ha="center",
+                va="center",
+                transform=axes[0].transAxes,
+            )
+            axes[0].set_axis_off()
+        plot_metric_vs_horizon(rows, axes[1], metric="per_step_regret")
+        axes[1].set_title("per-step policy regret")
+        if two_arms:
+            allocation = optimal_allocation(np.asarray(curves)[:, :t_max])
+            horizons = np.asarray(spec.horizons)
+            optimal = pd.DataFrame({"horizon": horizons, "pulls": allocation.counts[horizons, 0]})
+            plot_pulls_vs_horizon(rows, axes[2], arm=0, optimal=optimal)
+            axes[2].set_title("pulls of arm 1")
+        fig.suptitle(f"{spec.name}: {env_spec.label}")
+        path = out_dir / f"{_slug(spec.name)}-{_slug(env_spec.label)}.png"
+        fig.savefig(path, dpi=100)
+        paths.append(path)
+    return paths

@@ -1,0 +1,50 @@
+"""Oracle for rested bandits: the value of the optimal policy at every checkpoint.
+
+Rewards depend only on how often each arm is pulled, so the optimal policy's value at horizon h
+is the optimal allocation OPT(h) (Lindner et al. 2021, §2), computed exactly by
+:func:`~impactbandits.oracles.allocation.optimal_allocation` for every horizon at once.
+
+A sweep asks for the same curves' optimum in every cell (one per horizon for horizon-aware
+policies), so :func:`allocation_values` memoises OPT(0..length) per worker process, keyed by a
+hash of the curve values. The memo only avoids recomputing a deterministic function: results do
+not depend on it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+
+import numpy as np
+
+from impactbandits.core.environment import Environment
+
+__all__ = ["allocation_values", "optimal_allocation_oracle"]
+
+#: Distinct curve sets whose OPT is memoised per process.
+MEMO_SIZE = 16
+
+
+@functools.lru_cache(maxsize=MEMO_SIZE)
+def _memo(digest: str, shape: tuple[int, int], data: bytes) -> np.ndarray:
+    from impactbandits.oracles.allocation import optimal_allocation
+
+    curves = np.frombuffer(data, dtype=np.float64).reshape(shape)
+    values = optimal_allocation(curves).values.copy()
+    values.setflags(write=False)
+    return values
+
+
+def allocation_values(curves: np.ndarray) -> np.ndarray:
+    """OPT(h) for h = 0..length of ``curves`` (memoised per process)."""
+    curves = np.ascontiguousarray(curves, dtype=np.float64)
+    data = curves.tobytes()
+    return _memo(hashlib.sha256(data).hexdigest(), curves.shape, data)
+
+
+def optimal_allocation_oracle(env: Environment, times: np.ndarray) -> np.ndarray:
+    """``(R, len(times))`` OPT(t) of a freshly reset rested environment (exposes ``curves``)."""
+    times = np.asarray(times, dtype=np.int64)
+    values = allocation_values(np.asarray(env.curves))  # type: ignore[attr-defined]
+    replications = env.expected_rewards().shape[0]
+    return np.tile(values[times], (replications, 1))

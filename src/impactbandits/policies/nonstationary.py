@@ -1,0 +1,190 @@
+"""Bandit policies for non-stationary rewards, as used as baselines by Lindner et al. (2021, §5).
+
+* :class:`DiscountedUCB` — D-UCB (Garivier & Moulines 2011, §3); O(K) per round by discounting
+  the statistics in place, never by recomputing sums over the history.
+* :class:`UCB` — D-UCB with discount 1 (Lindner et al.'s "UCB"), ξ = 0.6.
+* :class:`SlidingWindowUCB` — SW-UCB (Garivier & Moulines 2011, §4); O(1) amortised per round
+  with a ring buffer of the last τ plays.
+* :class:`RExp3` — Rexp3 (Besbes, Gur & Zeevi 2014, §4): EXP3 restarted every Δ rounds.
+
+Defaults follow REPRODUCTION.md §1 (the authors' settings): ξ = 0.6, B = 1,
+D-UCB discount 1 − 1/(4√T), SW-UCB window ⌊4√(T ln T)⌋, Rexp3 variation budget V = 2.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from impactbandits.core.feedback import Feedback
+from impactbandits.core.policy import Policy
+from impactbandits.core.random import BatchRNG
+from impactbandits.core.spaces import ActionSpace
+from impactbandits.errors import SpecError
+from impactbandits.params import PositiveFloat, PositiveInt
+from impactbandits.policies.classic import EXP3
+
+__all__ = ["UCB", "DiscountedUCB", "RExp3", "SlidingWindowUCB"]
+
+#: Exploration constant ξ of D-UCB / SW-UCB used by Lindner et al.
+XI_DEFAULT = 0.6
+#: Reward bound B of D-UCB / SW-UCB (rewards in [0, B]).
+B_DEFAULT = 1.0
+#: Variation budget V_T of Rexp3 used by Lindner et al.
+VARIATION_BUDGET_DEFAULT = 2.0
+
+
+def _need_horizon(name: str, horizon: int | None) -> int:
+    if horizon is None:
+        raise SpecError(name, "this setting is derived from the horizon; give it explicitly")
+    return horizon
+
+
+class DiscountedUCB(Policy):
+    """D-UCB (Garivier & Moulines 2011, "On upper-confidence bound policies for switching bandit
+    problems", §3).
+
+    With discounted counts ``N_t(γ, i) = Σ_s γ^{t−s} 1{I_s = i}`` and discounted means
+    ``X̄_t(γ, i)``, play each arm once, then ``argmax_i X̄_t(γ, i) + 2B √(ξ log n_t(γ) / N_t(γ, i))``
+    with ``n_t(γ) = Σ_i N_t(γ, i)``. Defaults: ξ = 0.6, B = 1, and ``discount = None`` meaning
+    γ = 1 − 1/(4√T) (Lindner et al.; horizon-aware); a fixed discount makes it anytime.
+    """
+
+    def __init__(
+        self,
+        discount: PositiveFloat | None = None,
+        xi: PositiveFloat = XI_DEFAULT,
+        b: PositiveFloat = B_DEFAULT,
+    ) -> None:
+        if discount is not None and discount > 1:
+            raise SpecError("discount", f"must be in (0, 1], got {discount}")
+        self.discount, self.xi, self.b = discount, float(xi), float(b)
+
+    @property
+    def requires_horizon(self) -> bool:
+        return self.discount is None
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        if self.discount is None:
+            self._gamma = 1.0 - 1.0 / (4.0 * math.sqrt(_need_horizon("discount", horizon)))
+        else:
+            self._gamma = float(self.discount)
+        self.n = space.n
+        self.counts = np.zeros((rng.size, space.n))
+        self.sums = np.zeros((rng.size, space.n))
+        self._offsets = np.arange(rng.size) * space.n
+        self.t = 0
+        self.size = rng.size
+
+    def select(self) -> np.ndarray:
+        self.t += 1
+        if self.t <= self.n:
+            return np.full(self.size, self.t - 1, dtype=np.int64)
+        total = self.counts.sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bonus = 2.0 * self.b * np.sqrt(self.xi * np.log(total) / self.counts)
+            index = np.where(self.counts > 0, self.sums / self.counts + bonus, np.inf)
+        return np.argmax(index, axis=1)
+
+    def update(self, actions: np.ndarray, feedback: Feedback) -> None:
+        if self._gamma != 1.0:
+            self.counts *= self._gamma
+            self.sums *= self._gamma
+        flat = self._offsets + actions
+        self.counts.reshape(-1)[flat] += 1.0
+        self.sums.reshape(-1)[flat] += feedback.reward
+
+
+class UCB(DiscountedUCB):
+    """ "UCB" of Lindner et al. (2021, §5): D-UCB with discount 1, i.e.
+    ``argmax_i X̄_i + 2B √(ξ log t / N_i)`` with ξ = 0.6, B = 1. Anytime."""
+
+    def __init__(self, xi: PositiveFloat = XI_DEFAULT, b: PositiveFloat = B_DEFAULT) -> None:
+        super().__init__(discount=1.0, xi=xi, b=b)
+
+
+class SlidingWindowUCB(Policy):
+    """SW-UCB (Garivier & Moulines 2011, §4).
+
+    Statistics over the last τ plays: ``argmax_i X̄_t(τ, i) + B √(ξ log min(t, τ) / N_t(τ, i))``,
+    arms absent from the window first. Defaults: ξ = 0.6, B = 1, ``window = None`` meaning
+    τ = ⌊4√(T ln T)⌋ (Lindner et al.; horizon-aware). O(1) amortised per round: a ring buffer
+    adds the new play and removes the one leaving the window.
+    """
+
+    def __init__(
+        self,
+        window: PositiveInt | None = None,
+        xi: PositiveFloat = XI_DEFAULT,
+        b: PositiveFloat = B_DEFAULT,
+    ) -> None:
+        self.window, self.xi, self.b = window, float(xi), float(b)
+
+    @property
+    def requires_horizon(self) -> bool:
+        return self.window is None
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        if self.window is None:
+            T = _need_horizon("window", horizon)
+            self._tau = max(1, math.floor(4.0 * math.sqrt(T * math.log(max(T, 2)))))
+        else:
+            self._tau = int(self.window)
+        self.n, self.size = space.n, rng.size
+        self.counts = np.zeros((rng.size, space.n))
+        self.sums = np.zeros((rng.size, space.n))
+        self._offsets = np.arange(rng.size) * space.n
+        self._actions = np.zeros((rng.size, self._tau), dtype=np.int64)
+        self._rewards = np.zeros((rng.size, self._tau))
+        self.t = 0
+
+    def select(self) -> np.ndarray:
+        self.t += 1
+        plays = min(self.t - 1, self._tau)
+        if plays == 0:
+            return np.zeros(self.size, dtype=np.int64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bonus = self.b * np.sqrt(self.xi * math.log(plays) / self.counts)
+            index = np.where(self.counts > 0, self.sums / self.counts + bonus, np.inf)
+        return np.argmax(index, axis=1)
+
+    def update(self, actions: np.ndarray, feedback: Feedback) -> None:
+        slot = (self.t - 1) % self._tau
+        flat_counts, flat_sums = self.counts.reshape(-1), self.sums.reshape(-1)
+        if self.t > self._tau:  # the play of round t − τ leaves the window
+            old = self._offsets + self._actions[:, slot]
+            flat_counts[old] -= 1.0
+            flat_sums[old] -= self._rewards[:, slot]
+        flat = self._offsets + actions
+        flat_counts[flat] += 1.0
+        flat_sums[flat] += feedback.reward
+        self._actions[:, slot] = actions
+        self._rewards[:, slot] = feedback.reward
+
+
+class RExp3(EXP3):
+    """Rexp3 (Besbes, Gur & Zeevi 2014, "Stochastic multi-armed-bandit problem with
+    non-stationary rewards", §4): EXP3 restarted at the start of every batch of Δ rounds, with
+    ``Δ = ⌈(K ln K)^{1/3} (T / V)^{2/3}⌉`` and ``γ = min(1, √(K ln K / ((e − 1) Δ)))``.
+    Default variation budget V = 2 (Lindner et al.). Horizon-aware.
+    """
+
+    def __init__(self, variation_budget: PositiveFloat = VARIATION_BUDGET_DEFAULT) -> None:
+        super().__init__(gamma=None)
+        self.variation_budget = float(variation_budget)
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        T = _need_horizon("variation_budget", horizon)
+        super().reset(space, T, rng)
+        k = space.n
+        k_log_k = k * math.log(k) if k > 1 else 1.0
+        self.batch = max(1, math.ceil(k_log_k ** (1 / 3) * (T / self.variation_budget) ** (2 / 3)))
+        self._gamma = min(1.0, math.sqrt(k_log_k / ((math.e - 1) * self.batch)))
+        self.t = 0
+
+    def select(self) -> np.ndarray:
+        if self.t % self.batch == 0:
+            self.log_w[:] = 0.0  # restart EXP3 at the start of each batch
+        self.t += 1
+        return super().select()

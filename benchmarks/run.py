@@ -5,6 +5,10 @@
 2. The same problem through our whole pipeline (spec → runner → store): UCB1 and EXP3 (γ = 0.01),
    serial backend (one core) and process backend (all cores).
 3. Peak RSS of a 10,000-cell sweep (``benchmarks/memory_sweep.py``).
+4. Exact oracles and SPO (``bench_allocation.py``, ``bench_concave_bound.py``, ``bench_spo.py``):
+   OPT for all horizons of a 4-arm single-peaked instance at T = 10⁵ (target ≤ 0.3 s); the LP
+   (⋆) bound against HiGHS at n = 1000, R = 10⁴ (target ≥ 1000×); one noisy-SPO run with
+   2 arms and T = 10⁴ (target < 1 s).
 
 Machines are shared and noisy: each measurement is the median of ``--repeat`` runs; the ratios
 are what matter. Targets: ≥ 50× SMPyBandits per core; ≤ 500 MB peak RSS.
@@ -82,6 +86,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
     parser.add_argument("--skip-reference", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--skip-oracles", action="store_true")
     args = parser.parse_args()
 
     reference = None if args.skip_reference else smpybandits(args.repetitions)
@@ -117,6 +122,11 @@ def main() -> None:
             f"{m['runner_peak_rss_mb']:.0f} MB, runner + workers {m['total_peak_rss_mb']:.0f} MB"
             " (target <= 500 MB)"
         )
+
+    if not args.skip_oracles:
+        for script in ("bench_allocation.py", "bench_concave_bound.py", "bench_spo.py"):
+            print(f"\n== {script}", flush=True)
+            subprocess.run([sys.executable, str(HERE / script)], check=True)
 
 
 if __name__ == "__main__":

@@ -94,7 +94,8 @@ builds it and the tests check it against the LP's constraints.
 **Cost.** Adding an observation: O(1) amortised to push a point on the upper hull (monotone
 chain; abscissae arrive in order) plus an O(log h) binary search for the tangent, h ≤ n the hull
 size. A query ``value(R)``: O(1), any order of R. Memory O(h). One-shot :func:`lp_bound`:
-O(n log h) in numpy (hull by vectorised elimination passes finished by a monotone chain).
+O(n log h) in numpy (hull by vectorised elimination passes finished by a monotone chain;
+tangents by a vectorised binary search, or a dense table when n·h is small).
 
 **Rounding.** Everything is exact in real arithmetic. In floating point the feasibility tests
 (m_n ≤ x*_n, resp. A ≤ b) allow :data:`FEASIBILITY_TOLERANCE` (noise-free data with L = U on a
@@ -134,6 +135,9 @@ _MONOTONE_STENCIL = (1.0, -1.0)
 _CONCAVE_STENCIL = (1.0, -2.0, 1.0)
 #: Vectorised elimination passes of :func:`_upper_hull` before its monotone-chain finish.
 MAX_HULL_PASSES = 16
+#: Largest (k, vertex) table :func:`lp_bound` builds densely for the tangent slopes σ_k; beyond,
+#: a vectorised binary search over the hull.
+DENSE_TANGENT_BUDGET = 1 << 18
 #: scipy ``linprog`` status codes.
 _LINPROG_OPTIMAL = 0
 _LINPROG_INFEASIBLE = 2
@@ -375,28 +379,38 @@ def _upper_hull(y: np.ndarray) -> np.ndarray:
     return np.asarray(hull, dtype=np.intp)
 
 
-def _least_majorant(a: np.ndarray) -> np.ndarray:
-    """A: the least concave nondecreasing majorant of the points (j, a_j) (steps 4 and 6)."""
-    hull = _upper_hull(a)
-    grid = np.arange(a.size, dtype=float)
-    return np.maximum.accumulate(np.interp(grid, hull.astype(float), a[hull]))
+def _push_point(hull: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The upper hull of the points (j, y_j), j ≤ m, from that of the points j < m (m = last)."""
+    kept = hull.tolist()
+    m = y.size - 1
+    while len(kept) >= 2:
+        i0, i1 = kept[-2], kept[-1]
+        if (y[i1] - y[i0]) * (m - i0) <= (y[m] - y[i0]) * (i1 - i0):
+            kept.pop()
+        else:
+            break
+    kept.append(m)
+    return np.asarray(kept, dtype=np.intp)
 
 
-def _max_last_value(a: np.ndarray, b: np.ndarray) -> float:
-    """x*_n = min(b_n, min_{i<k<n} λ_ik) for a feasible past, n ≥ 3 (step 6 of the docstring).
+def _tangent_slopes(hull: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """σ_k = min over hull vertices i < k of (b_k − a_i)/(k − i), for k = 1..len(b) − 1 (0-based).
 
-    i runs over the vertices of the upper hull of (j, a_j), j < n; for each k the best vertex is
-    the tangent from (k, b_k) to the vertices left of k, by a binary search vectorised over k
-    (the first vertex m whose outgoing edge line passes strictly below (k, b_k); see
-    :meth:`ConcaveBound._tangent`). Indices here are 0-based; only differences matter.
+    The slope of the tangent from (k, b_k) to the hull vertices left of k (step 3 of the module
+    docstring). Dense when the k × vertex table fits :data:`DENSE_TANGENT_BUDGET`; otherwise a
+    binary search vectorised over k: the first vertex m whose outgoing edge line passes strictly
+    below (k, b_k), as in :meth:`ConcaveBound._tangent`. Vertex 0 is always left of k.
     """
-    n = a.size
-    hull = _upper_hull(a[: n - 1])
     hx = hull.astype(float)
     hy = a[hull]
-    ks = np.arange(1, n - 1)  # k = 2..n−1 in 1-based terms; vertex 0 is always left of k
-    bk = b[ks]
+    ks = np.arange(1, b.size)
     kf = ks.astype(float)
+    bk = b[1:]
+    if ks.size * hull.size <= DENSE_TANGENT_BUDGET:
+        run = kf[:, None] - hx[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slopes = np.where(run > 0, (bk[:, None] - hy[None, :]) / run, np.inf)
+        return slopes.min(axis=1)
     lo = np.zeros(ks.size, dtype=np.intp)
     hi = np.searchsorted(hull, ks) - 1  # last vertex strictly left of k
     last = hull.size - 1
@@ -410,9 +424,7 @@ def _max_last_value(a: np.ndarray, b: np.ndarray) -> float:
         below = (hy[nxt] - y0) * (kf - hx[mid]) < (bk - y0) * (hx[nxt] - hx[mid])
         hi = np.where(active & below, mid, hi)
         lo = np.where(active & ~below, mid + 1, lo)
-    slope = (bk - hy[lo]) / (kf - hx[lo])
-    lines = bk + (n - 1 - kf) * slope
-    return float(min(b[-1], lines.min()))
+    return (bk - hy[lo]) / (kf - hx[lo])
 
 
 def lp_bound(lower: ArrayLike, upper: ArrayLike, remaining: int) -> float | None:
@@ -420,23 +432,30 @@ def lp_bound(lower: ArrayLike, upper: ArrayLike, remaining: int) -> float | None
 
     ``lower``/``upper``: the n ≥ 1 past confidence intervals [L_j, U_j] in pull order (clipped to
     [0, 1]; an interval empty after clipping makes (⋆) infeasible); ``remaining``: R ≥ 0, the
-    number of future pulls summed in the objective. One vectorised pass, O(n log n) numpy work:
-    feasibility A ≤ b, x* by the closed form of step 6, d* = min_{i<n} (x* − a_i)/(n − i) (step
-    3), value g_R(x*, d*) (steps 1–2, 5) — see the module docstring. Independent of
-    :class:`ConcaveBound`'s recursion, with which it agrees.
+    number of future pulls summed in the objective. One vectorised pass, O(n log n) numpy work
+    (see the module docstring): feasibility A ≤ b (step 4), x* by the closed form of step 6,
+    d* = min_{i<n} (x* − a_i)/(n − i) (step 3), value g_R(x*, d*) (steps 1–2, 5). Independent
+    of :class:`ConcaveBound`'s recursion, with which it agrees.
     """
     lo, up = _as_intervals(lower, upper)
     r = _check_remaining(remaining)
     a = np.maximum(lo, REWARD_MIN)
     b = np.minimum(up, REWARD_MAX)
     n = a.size
-    if (_least_majorant(a) > b + FEASIBILITY_TOLERANCE).any():
-        return None
     if n == 1:
-        return float(r)
-    x = float(b[-1]) if n == 2 else _max_last_value(a, b)
-    x = max(x, float(a.max()))  # x* ≥ m_n exactly; restores it after rounding
-    d = float(((x - a[:-1]) / np.arange(n - 1, 0, -1)).min())
+        return float(r) if a[0] <= b[0] + FEASIBILITY_TOLERANCE else None
+    past = _upper_hull(a[:-1])  # H: the upper hull of the lower ends j < n
+    hull = _push_point(past, a)  # … and of all n lower ends
+    grid = np.arange(n, dtype=float)
+    majorant = np.maximum.accumulate(np.interp(grid, hull.astype(float), a[hull]))  # A
+    if (majorant > b + FEASIBILITY_TOLERANCE).any():
+        return None
+    x = float(b[-1])
+    if n > 2:
+        lines = b[1:-1] + (n - 1 - grid[1:-1]) * _tangent_slopes(past, a, b[:-1])
+        x = min(x, float(lines.min()))
+    x = max(x, float(majorant[-1]))  # x* ≥ m_n exactly; restores it after rounding
+    d = float(((x - a[:-1]) / grid[n - 1 : 0 : -1]).min())
     return capped_linear_sum(x, d, r)
 
 

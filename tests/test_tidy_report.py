@@ -97,3 +97,22 @@ def test_reproduce_demo_quick_writes_report(tmp_path):
     assert result.exit_code == 0, result.output
     assert (tmp_path / "report.html").is_file()
     assert str(tmp_path / "report.html") in result.stdout
+
+
+def test_plots_show_only_the_policies_run_on_an_environment(tmp_path):
+    spec = small_spec(
+        environments=[
+            {"kind": "bernoulli", "label": "a", "means": [0.3, 0.7]},
+            {"kind": "bernoulli", "label": "b", "means": [0.6, 0.4]},
+        ],
+        policies=[{"kind": "ucb1"}, {"kind": "greedy", "environments": ["a"]}],
+        seeds=2,
+    )
+    run_experiment(spec, tmp_path, backend="serial")
+    table = tidy_table(tmp_path)
+    assert isinstance(table["policy"].dtype, pd.CategoricalDtype)
+    for env, expected in (("a", 2), ("b", 1)):
+        fig, ax = plt.subplots()
+        plot_metric_vs_horizon(table, ax, environment=env)
+        assert len(ax.lines) == expected
+        plt.close(fig)

@@ -45,7 +45,7 @@ def summarise(
     level: float = 0.95,
 ) -> pd.DataFrame:
     """Mean, confidence half-width and count of ``metric`` per group (sorted by ``by``)."""
-    grouped = table.groupby(list(by), sort=False)[metric]
+    grouped = table.groupby(list(by), sort=False, observed=True)[metric]
     out = grouped.agg(mean="mean", n="count").reset_index()
     out["ci"] = grouped.agg(lambda v: confidence_halfwidth(v.to_numpy(), level)).to_numpy()
     return out

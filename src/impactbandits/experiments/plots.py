@@ -29,7 +29,7 @@ def _band(ax: Any, summary: pd.DataFrame, x: str, label: str) -> None:
 
 def _bands_by_policy(ax: Any, data: pd.DataFrame, x: str, metric: str, level: float) -> None:
     """One mean line with a confidence band per policy, ``metric`` against ``x``."""
-    for policy, group in data.groupby("policy", sort=False):
+    for policy, group in data.groupby("policy", sort=False, observed=True):
         summary = summarise(group, metric, by=(x,), level=level).sort_values(x)
         _band(ax, summary, x, str(policy))
 
@@ -72,7 +72,9 @@ def plot_metric_vs_time(
     Needs the table with ``trajectories=True``.
     """
     data = _select(trajectories, environment)
-    longest = data[data["run_horizon"] == data.groupby("policy")["run_horizon"].transform("max")]
+    longest = data[
+        data["run_horizon"] == data.groupby("policy", observed=True)["run_horizon"].transform("max")
+    ]
     _bands_by_policy(ax, longest, "time", metric, level)
     ax.set_xlabel("round t")
     ax.set_ylabel(_LABELS.get(metric, metric))

@@ -36,8 +36,10 @@ def summary_table(table: pd.DataFrame, metrics: Sequence[str] = SUMMARY_METRICS)
         elif metric in table.columns:
             columns.append(metric)
     rows = []
-    last = table[table["horizon"] == table.groupby("environment")["horizon"].transform("max")]
-    for (env, policy), group in last.groupby(["environment", "policy"], sort=False):
+    last = table[
+        table["horizon"] == table.groupby("environment", observed=True)["horizon"].transform("max")
+    ]
+    for (env, policy), group in last.groupby(["environment", "policy"], sort=False, observed=True):
         row = {
             "environment": env,
             "policy": policy,

@@ -77,7 +77,7 @@ def render_rested(run_dir: Path) -> list[Path]:
             horizons = np.asarray(spec.horizons)
             optimal = pd.DataFrame({"horizon": horizons, "pulls": allocation.counts[horizons, 0]})
             plot_pulls_vs_horizon(rows, axes[2], arm=0, optimal=optimal)
-            axes[2].set_title("pulls of arm 1")
+            axes[2].set_title("pulls of arm 0 (the paper's arm 1)")
         fig.suptitle(f"{spec.name}: {env_spec.label}")
         path = out_dir / f"{_slug(spec.name)}-{_slug(env_spec.label)}.png"
         fig.savefig(path, dpi=100)

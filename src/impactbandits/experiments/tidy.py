@@ -50,6 +50,18 @@ def tidy_table(run_dir: str | Path, trajectories: bool = False) -> pd.DataFrame:
         n_max = max((c["n_arms"] for c in cells.values()), default=0)
         parts: dict[str, list[np.ndarray]] = {}
         phase_names: list[str] = []
+        # text columns are stored as categorical codes: one small int per row, not an object
+        categories: dict[str, list[str]] = {
+            "experiment": [spec.name],
+            "environment": [],
+            "policy": [],
+        }
+
+        def code(column: str, value: str) -> int:
+            labels = categories[column]
+            if value not in labels:
+                labels.append(value)
+            return labels.index(value)
 
         def push(name: str, values: np.ndarray) -> None:
             parts.setdefault(name, []).append(values)
@@ -67,9 +79,9 @@ def tidy_table(run_dir: str | Path, trajectories: bool = False) -> pd.DataFrame:
                 if p["optimum"] is None
                 else np.asarray(p["optimum"], dtype=float)
             )
-            push("experiment", np.full(m, spec.name, dtype=object))
-            push("environment", np.full(m, cell["environment"], dtype=object))
-            push("policy", np.full(m, cell["policy"], dtype=object))
+            push("experiment", np.zeros(m, dtype=np.int32))
+            push("environment", np.full(m, code("environment", cell["environment"]), np.int32))
+            push("policy", np.full(m, code("policy", cell["policy"]), np.int32))
             push("horizon", horizon[keep])
             push("time", times[keep])
             push("run_horizon", np.full(m, cell["rounds"]))
@@ -104,6 +116,8 @@ def tidy_table(run_dir: str | Path, trajectories: bool = False) -> pd.DataFrame:
         if column.size < lengths:
             column = np.concatenate([np.full(lengths - column.size, np.nan), column])
         data[name] = column
+    for column, labels in categories.items():
+        data[column] = pd.Categorical.from_codes(data[column], categories=labels)
     table = pd.DataFrame(data)
     table["regret"] = regret(table["optimum"], table["expected_reward"])
     table["per_step_regret"] = per_step(table["regret"], table["time"])

@@ -176,3 +176,62 @@ def test_single_peaked_instances_match_reproduction_facts():
     assert np.all((curves >= 0) & (curves <= 1))
     # Figure 1: arm 1 starts higher, arm 2 has the higher asymptote
     assert curves[0, 100] > curves[1, 100] and curves[1, -1] > curves[0, -1]
+
+
+def _highs_shifted(lower, upper, horizon):
+    """max Σ_{j=n+2}^{T} v_j subject to (⋆), written out densely for scipy's HiGHS."""
+    from scipy.optimize import linprog
+
+    n = len(lower)
+    size = horizon  # variables v_1..v_T
+    c = np.zeros(size)
+    c[n + 1 :] = -1.0  # v_{n+2}..v_T
+    rows, rhs = [], []
+    for j in range(size - 1):  # v_j − v_{j+1} ≤ 0
+        row = np.zeros(size)
+        row[j], row[j + 1] = 1.0, -1.0
+        rows.append(row)
+        rhs.append(0.0)
+    for j in range(2, size):  # v_j − 2 v_{j−1} + v_{j−2} ≤ 0
+        row = np.zeros(size)
+        row[j], row[j - 1], row[j - 2] = 1.0, -2.0, 1.0
+        rows.append(row)
+        rhs.append(0.0)
+    bounds = [(max(0.0, lo), min(1.0, up)) for lo, up in zip(lower, upper, strict=True)]
+    bounds += [(0.0, 1.0)] * (size - n)
+    result = linprog(c, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=bounds, method="highs")
+    return None if result.status == 2 else -result.fun
+
+
+def test_spo_authors_code_variant_objective_equals_highs():
+    from impactbandits.oracles.concave_bound import ConcaveBound
+
+    rng = np.random.default_rng(7)
+    policy = SPO(noise_bound=0.05, variant="authors-code")
+    checked = 0
+    for _ in range(60):
+        n, horizon = int(rng.integers(2, 12)), int(rng.integers(15, 60))
+        truth = np.minimum(1.0, 0.2 + 0.3 * np.sqrt(np.arange(1, n + 1) / rng.uniform(2, 9)))
+        observed = truth + rng.uniform(-0.05, 0.05, n)
+        bound = ConcaveBound.from_intervals(observed - 0.05, observed + 0.05)
+        expected = _highs_shifted(observed - 0.05, observed + 0.05, horizon)
+        if expected is None:
+            assert not bound.feasible
+            continue
+        policy.horizon = horizon
+        assert policy._shifted_objective(bound) == pytest.approx(expected, abs=1e-7)
+        checked += 1
+    assert checked >= 40
+
+
+def test_spo_variants_differ_but_both_pass_the_contract():
+    from impactbandits.testing import check_policy
+
+    check_policy(
+        lambda: SPO(noise_bound=0.1, variant="authors-code"),
+        env_factory=lambda: SinglePeakedBandit(instance=3, noise="gaussian", sigma=0.05),
+    )
+    env = SinglePeakedBandit(instance=3, length=3000, noise="gaussian", sigma=0.05)
+    paper = _run(SPO(noise_bound=0.1), env, 3000, horizon=3000)
+    authors = _run(SPO(noise_bound=0.1, variant="authors-code"), env, 3000, horizon=3000)
+    assert not np.array_equal(paper.pulls, authors.pulls)

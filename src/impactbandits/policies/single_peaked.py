@@ -13,6 +13,7 @@ All are batched over replications. Ties go to the lowest arm index.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 
@@ -113,14 +114,23 @@ class SPO(_LastTwo):
       a valid bound since rewards lie in [0, 1]). The LP is solved exactly by
       :class:`~impactbandits.oracles.concave_bound.ConcaveBound`, incrementally.
 
-    Every arm's index is refreshed every round, and the LP objective sums over pulls
-    n+1..n+R, as in the paper. (The authors' code refreshed only the pulled arm and summed over
-    n+2..T; not offered here because it is not the algorithm analysed.) Horizon-aware.
-    REPRODUCTION.md defaults: ε̄ = 2σ for Gaussian noise; FICO uses max(0.1, 2σ).
+    ``variant = "paper"`` (default): every arm's index is refreshed every round and the LP
+    objective sums over pulls n+1..n+R, as in the paper. ``variant = "authors-code"`` reproduces
+    the authors' experiments (REPRODUCTION.md §1): in the LP path only the pulled arm's index is
+    refreshed (the others keep their last value) and the objective sums over pulls n+2..T, i.e.
+    ``Σ_{k=2}^{T−n} min(1, x* + k·d*)`` at (⋆)'s greatest feasible end point (x*, d*) — exact,
+    because that point maximises every nondecreasing objective of the future at once.
+    Horizon-aware. REPRODUCTION.md defaults: ε̄ = 2σ for Gaussian noise; FICO uses
+    max(0.1, 2σ).
     """
 
-    def __init__(self, noise_bound: NonNegativeFloat = 0.0) -> None:
+    def __init__(
+        self,
+        noise_bound: NonNegativeFloat = 0.0,
+        variant: Literal["paper", "authors-code"] = "paper",
+    ) -> None:
         self.noise_bound = float(noise_bound)
+        self.variant = variant
 
     @property
     def requires_horizon(self) -> bool:
@@ -140,6 +150,8 @@ class SPO(_LastTwo):
             from impactbandits.oracles.concave_bound import ConcaveBound
 
             self._bounds = [[ConcaveBound() for _ in range(space.n)] for _ in range(rng.size)]
+        self._index = np.zeros((rng.size, space.n))
+        self._stale = np.ones((rng.size, space.n), dtype=bool)
 
     def select(self) -> np.ndarray:
         self.t += 1
@@ -157,13 +169,30 @@ class SPO(_LastTwo):
         return np.where(slope >= 0, rising, self.last * remaining)
 
     def _index_lp(self, remaining: int) -> np.ndarray:
-        index = np.empty((self.size, self.n))
+        """LP (⋆) indices; entries not marked stale keep their value (authors' variant only)."""
         cap = np.minimum(1.0, self.last + self.width) * remaining
-        for r, bounds in enumerate(self._bounds):  # type: ignore[arg-type]
-            for i, bound in enumerate(bounds):
-                value = bound.value(remaining)
-                index[r, i] = cap[r, i] if value is None else value
-        return index
+        authors = self.variant == "authors-code"
+        for r, i in zip(*np.nonzero(self._stale), strict=True):
+            bound = self._bounds[r][i]  # type: ignore[index]
+            if not bound.feasible:
+                self._index[r, i] = cap[r, i]
+            elif authors:
+                self._index[r, i] = self._shifted_objective(bound)
+            else:
+                self._index[r, i] = bound.value(remaining)
+        self._stale[:] = not authors
+        return self._index
+
+    def _shifted_objective(self, bound: object) -> float:
+        """Σ_{j=n+2}^{T} v_j of (⋆) (the authors' code): the capped line from (x*, d*)."""
+        from impactbandits.oracles.concave_bound import capped_linear_sum
+
+        n = bound.n  # type: ignore[attr-defined]
+        terms = self.horizon - n  # k = 1..T−n, of which k = 1 (pull n+1) is dropped
+        x, d = bound.max_last_value, bound.max_last_increment  # type: ignore[attr-defined]
+        if n <= 1 or math.isinf(d):
+            return float(max(terms - 1, 0))
+        return capped_linear_sum(x, d, terms) - min(1.0, x + d)
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         super().update(actions, feedback)
@@ -172,6 +201,7 @@ class SPO(_LastTwo):
             upper = feedback.reward + self.width
             for r, arm in enumerate(actions):
                 self._bounds[r][arm].add(float(lower[r]), float(upper[r]))
+            self._stale[np.arange(self.size), actions] = True
 
 
 class SPODelta(SPO):

@@ -9,7 +9,9 @@ Tmax (documented per figure).
 
 Algorithm defaults (REPRODUCTION.md §1): SPO and one-step-optimistic use the noise bound
 ε̄ = 2σ for Gaussian noise (FICO: max(0.1, 2σ)); EXP3 γ = 0.01; R-EXP3 V = 2; D-UCB discount
-1 − 1/(4√T); SW-UCB window ⌊4√(T ln T)⌋; UCB is D-UCB with discount 1.
+1 − 1/(4√T); SW-UCB window ⌊4√(T ln T)⌋; UCB is D-UCB with discount 1. The authors' SPO code
+(only the pulled arm refreshed, LP objective over n+2..T) is available as
+``{"kind": "spo", "variant": "authors-code"}``; the figures use the paper's algorithm.
 
 Choice of ours: the paper does not state Figure 1's noise level; ``lindner-fig1`` uses σ = 0.05
 (:data:`FIG1_SIGMA`), and ``lindner-single-peaked`` covers σ ∈ {0, 0.01, 0.05, 0.1}.

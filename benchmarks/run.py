@@ -9,6 +9,8 @@
    OPT for all horizons of a 4-arm single-peaked instance at T = 10⁵ (target ≤ 0.3 s); the LP
    (⋆) bound against HiGHS at n = 1000, R = 10⁴ (target ≥ 1000×); one noisy-SPO run with
    2 arms and T = 10⁴ (target < 1 s).
+5. Patil et al.'s Algorithm 1 at k = 10, T = 10⁶ (target < 5 s) and competitive-ratio growth in k
+   (``bench_patil.py``).
 
 Machines are shared and noisy: each measurement is the median of ``--repeat`` runs; the ratios
 are what matter. Targets: ≥ 50× SMPyBandits per core; ≤ 500 MB peak RSS.
@@ -124,7 +126,12 @@ def main() -> None:
         )
 
     if not args.skip_oracles:
-        for script in ("bench_allocation.py", "bench_concave_bound.py", "bench_spo.py"):
+        for script in (
+            "bench_allocation.py",
+            "bench_concave_bound.py",
+            "bench_spo.py",
+            "bench_patil.py",
+        ):
             print(f"\n== {script}", flush=True)
             subprocess.run([sys.executable, str(HERE / script)], check=True)
 

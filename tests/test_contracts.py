@@ -11,6 +11,7 @@ from impactbandits.envs.rested import (
     ConstantBandit,
     DecreasingBandit,
     FicoBandit,
+    ImprovingBandit,
     IncreasingBandit,
     RecommenderBandit,
     RestedBandit,
@@ -40,6 +41,7 @@ ENV_FACTORIES = {
     "decreasing": lambda: DecreasingBandit([0.9, 0.7], [0.1, 0.5], [0.01, 0.001], length=1000),
     "fico": lambda: FicoBandit(length=500, noise="gaussian", sigma=0.05),
     "recommender": lambda: RecommenderBandit("B", length=500, noise="gaussian", sigma=0.05),
+    "imab": lambda: ImprovingBandit("random", k=4, length=600, noise="gaussian", sigma=0.05),
 }
 
 

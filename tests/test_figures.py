@@ -30,7 +30,7 @@ def test_figure_runs_at_smoke_scale(tmp_path, name):
     spec = smoke(quick)
     run_experiment(spec, tmp_path, backend="serial")
     table = tidy_table(tmp_path)
-    assert len(table) == len(spec.policies) * 3 * 2
+    assert len(table) == len(spec.policies) * len(spec.horizons) * spec.seeds
     assert table["optimum"].notna().all() and table["regret"].notna().all()
     pngs = figure.render(tmp_path) if figure.render else []
     report = write_report(tmp_path, extra_figures=pngs)

@@ -15,12 +15,43 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["confidence_halfwidth", "per_step", "regret", "summarise"]
+__all__ = [
+    "competitive_ratio",
+    "confidence_halfwidth",
+    "per_step",
+    "potential_gap",
+    "regret",
+    "summarise",
+]
 
 
 def regret(optimum: np.ndarray, expected_reward: np.ndarray) -> np.ndarray:
     """Regret against an oracle's optimum (``NaN`` where no optimum is defined)."""
     return np.asarray(optimum, dtype=float) - np.asarray(expected_reward, dtype=float)
+
+
+def competitive_ratio(optimum: np.ndarray, reward: np.ndarray) -> np.ndarray:
+    """OPT(T) / ALG(T) (Patil et al. 2023, Definition 2 for one instance); ``inf`` where the
+    algorithm has collected nothing but the optimum is positive, 1 where both are 0."""
+    optimum = np.asarray(optimum, dtype=float)
+    reward = np.asarray(reward, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = optimum / reward
+    return np.where((optimum == 0) & (reward == 0), 1.0, ratio)
+
+
+def potential_gap(curves: np.ndarray, pulls: np.ndarray) -> np.ndarray:
+    """a_i − f_i(N_i): each arm's distance from its true potential (Patil et al. 2023, §4.3).
+
+    ``curves`` is ``(k, length)``, its last column taken as the asymptote a_i; ``pulls`` is
+    ``(..., k)`` pull counts (0 pulls: the gap to f_i(1))."""
+    curves = np.asarray(curves, dtype=float)
+    pulls = np.asarray(pulls, dtype=np.int64)
+    index = np.clip(pulls - 1, 0, curves.shape[1] - 1)
+    current = np.take_along_axis(
+        np.broadcast_to(curves, (*pulls.shape[:-1], *curves.shape)), index[..., None], axis=-1
+    )[..., 0]
+    return curves[:, -1] - current
 
 
 def per_step(values: np.ndarray, horizon: np.ndarray) -> np.ndarray:

@@ -48,6 +48,7 @@ ENVIRONMENTS: Mapping[str, str] = {
     "decreasing": "impactbandits.envs.rested:DecreasingBandit",
     "fico": "impactbandits.envs.rested:FicoBandit",
     "recommender": "impactbandits.envs.rested:RecommenderBandit",
+    "imab": "impactbandits.envs.rested:ImprovingBandit",
 }
 
 POLICIES: Mapping[str, str] = {
@@ -66,6 +67,7 @@ POLICIES: Mapping[str, str] = {
     "one-step-optimistic": "impactbandits.policies.single_peaked:OneStepOptimistic",
     "last-reward-greedy": "impactbandits.policies.single_peaked:LastRewardGreedy",
     "hkr": "impactbandits.policies.improving:HKR",
+    "patil": "impactbandits.policies.improving:PatilAnytime",
 }
 
 ORACLES: Mapping[str, str] = {

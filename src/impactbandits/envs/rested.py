@@ -42,6 +42,7 @@ __all__ = [
     "ConstantBandit",
     "DecreasingBandit",
     "FicoBandit",
+    "ImprovingBandit",
     "IncreasingBandit",
     "RecommenderBandit",
     "RestedBandit",
@@ -300,3 +301,52 @@ class RecommenderBandit(RestedBandit):
             seed = RECOMMENDER_INSTANCES[instance]
         built = recommender_curves(n_arms, max(length, RECOMMENDER_TMAX), seed=seed)
         self._setup(built[:, :length], noise, sigma)
+
+
+class ImprovingBandit(RestedBandit):
+    """An IMAB instance (Patil et al. 2023), validated: bounded, nondecreasing, diminishing
+    returns (error names the arm and the first violating index).
+
+    ``family``: ``"random"`` (k arms from :func:`~impactbandits.envs.imab.random_imab_curves`
+    with ``seed``), ``"lower-bound"`` (I_m with ``k``, ``m`` (0-based) and ``horizon``),
+    ``"linear-vs-flat"`` (``k``, ``ramp``), ``"saturating"`` (``asymptotes``, ``saturation``),
+    or ``"curves"`` (explicit ``curves``).
+    """
+
+    def __init__(
+        self,
+        family: Literal[
+            "random", "lower-bound", "linear-vs-flat", "saturating", "curves"
+        ] = "random",
+        k: PositiveInt = 5,
+        length: PositiveInt = 10_000,
+        seed: Annotated[int, Field(ge=0)] = 0,
+        m: Annotated[int, Field(ge=0)] = 0,
+        horizon: PositiveInt | None = None,
+        ramp: PositiveInt | None = None,
+        asymptotes: list[Probability] | None = None,
+        saturation: list[PositiveInt] | None = None,
+        curves: list[list[float]] | None = None,
+        noise: NoiseKind = "none",
+        sigma: NonNegativeFloat = 0.0,
+    ) -> None:
+        from impactbandits.envs import imab
+
+        if family == "random":
+            built = imab.random_imab_curves(k, length, seed)
+        elif family == "lower-bound":
+            if m >= k:
+                raise SpecError("m", f"must be below k = {k} (arms are numbered from 0)")
+            built = imab.lower_bound_instance(k, m, horizon or length, length)
+        elif family == "linear-vs-flat":
+            built = imab.linear_vs_flat(k, ramp or length, length)
+        elif family == "saturating":
+            if not asymptotes or not saturation or len(asymptotes) != len(saturation):
+                raise SpecError("asymptotes", "give one asymptote and one saturation per arm")
+            built = imab.saturating_curves(asymptotes, saturation, length)
+        else:
+            if not curves:
+                raise SpecError("curves", "family 'curves' needs explicit curves")
+            built = np.asarray(curves, dtype=float)
+        self._setup(imab.validate_imab(built), noise, sigma)
+        self.asymptotes = built[:, -1].copy()

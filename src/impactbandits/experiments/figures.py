@@ -39,6 +39,10 @@ FIGURES: Mapping[str, str] = {
     "lindner-gaussian": "impactbandits.experiments.papers.lindner:GAUSSIAN",
     "lindner-fico": "impactbandits.experiments.papers.lindner:FICO",
     "lindner-recommender": "impactbandits.experiments.papers.lindner:RECOMMENDER",
+    "patil-heidari": "impactbandits.experiments.papers.patil:HEIDARI",
+    "patil-random": "impactbandits.experiments.papers.patil:RANDOM",
+    "patil-potential": "impactbandits.experiments.papers.patil:POTENTIAL",
+    "patil-lower-bound": "impactbandits.experiments.papers.patil:LOWER_BOUND",
 }
 
 

@@ -16,6 +16,7 @@ _LABELS = {
     "reward": "cumulative reward",
     "expected_reward": "cumulative expected reward",
     "switches": "switches",
+    "competitive_ratio": "OPT(T) / ALG(T)",
 }
 
 

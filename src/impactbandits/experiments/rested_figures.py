@@ -37,8 +37,14 @@ def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text).strip("-")
 
 
-def render_rested(run_dir: Path) -> list[Path]:
-    """One PNG per environment in ``RUN_DIR/figures/`` with the panels described above."""
+_TITLES = {"per_step_regret": "per-step policy regret", "competitive_ratio": "competitive ratio"}
+
+
+def render_rested(
+    run_dir: Path, metrics: tuple[str, ...] = ("per_step_regret",), pulls_panel: bool = True
+) -> list[Path]:
+    """One PNG per environment in ``RUN_DIR/figures/`` with the panels described above; one
+    panel per entry of ``metrics`` (against T)."""
     from impactbandits.oracles.allocation import optimal_allocation
 
     run_dir = Path(run_dir)
@@ -53,8 +59,8 @@ def render_rested(run_dir: Path) -> list[Path]:
         env = build_environment(env_spec.kind, env_spec.params)
         curves = getattr(env, "curves", None)
         rows = table[table["environment"] == env_spec.label]
-        two_arms = env.action_space.n == 2 and curves is not None
-        panels = 3 if two_arms else 2
+        two_arms = pulls_panel and env.action_space.n == 2 and curves is not None
+        panels = 1 + len(metrics) + int(two_arms)
         fig = Figure(figsize=(5 * panels, 3.8), layout="constrained")
         axes = fig.subplots(1, panels)
         if curves is not None:
@@ -70,14 +76,15 @@ def render_rested(run_dir: Path) -> list[Path]:
                 transform=axes[0].transAxes,
             )
             axes[0].set_axis_off()
-        plot_metric_vs_horizon(rows, axes[1], metric="per_step_regret")
-        axes[1].set_title("per-step policy regret")
+        for position, metric in enumerate(metrics, start=1):
+            plot_metric_vs_horizon(rows, axes[position], metric=metric)
+            axes[position].set_title(_TITLES.get(metric, metric))
         if two_arms:
             allocation = optimal_allocation(np.asarray(curves)[:, :t_max])
             horizons = np.asarray(spec.horizons)
             optimal = pd.DataFrame({"horizon": horizons, "pulls": allocation.counts[horizons, 0]})
-            plot_pulls_vs_horizon(rows, axes[2], arm=0, optimal=optimal)
-            axes[2].set_title("pulls of arm 0 (the paper's arm 1)")
+            plot_pulls_vs_horizon(rows, axes[-1], arm=0, optimal=optimal)
+            axes[-1].set_title("pulls of arm 0 (the paper's arm 1)")
         fig.suptitle(f"{spec.name}: {env_spec.label}")
         path = out_dir / f"{_slug(spec.name)}-{_slug(env_spec.label)}.png"
         fig.savefig(path, dpi=100)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from impactbandits.experiments.store import Store
-from impactbandits.metrics import per_step, regret
+from impactbandits.metrics import competitive_ratio, per_step, regret
 
 __all__ = ["BASE_COLUMNS", "tidy_table"]
 
@@ -121,5 +121,6 @@ def tidy_table(run_dir: str | Path, trajectories: bool = False) -> pd.DataFrame:
     table = pd.DataFrame(data)
     table["regret"] = regret(table["optimum"], table["expected_reward"])
     table["per_step_regret"] = per_step(table["regret"], table["time"])
+    table["competitive_ratio"] = competitive_ratio(table["optimum"], table["expected_reward"])
     ordered = [*BASE_COLUMNS, *(c for c in table.columns if c not in BASE_COLUMNS)]
     return table[ordered]

@@ -36,3 +36,18 @@ def test_figure_runs_at_smoke_scale(tmp_path, name):
     report = write_report(tmp_path, extra_figures=pngs)
     assert report.is_file()
     assert all(p.is_file() and p.stat().st_size > 5000 for p in pngs)
+
+
+@pytest.mark.parametrize(
+    "name", ["patil-heidari", "patil-random", "patil-potential", "patil-lower-bound"]
+)
+def test_patil_figures_at_quick_scale(tmp_path, name):
+    figure = get_figure(name)
+    spec = figure.build(True)
+    run_experiment(spec, tmp_path, backend="process", workers=2)
+    table = tidy_table(tmp_path)
+    assert (
+        table["competitive_ratio"].notna().all() and (table["competitive_ratio"] >= 1 - 1e-9).all()
+    )
+    pngs = figure.render(tmp_path)
+    assert pngs and all(p.is_file() and p.stat().st_size > 5000 for p in pngs)

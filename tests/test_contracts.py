@@ -7,6 +7,7 @@ import pytest
 
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs import BernoulliBandit, GaussianBandit
+from impactbandits.envs.opportunity import OpportunityBandit
 from impactbandits.envs.rested import (
     ConstantBandit,
     DecreasingBandit,
@@ -30,6 +31,12 @@ POLICY_PARAMS = {
     "one-step-optimistic": [{}, {"noise_bound": 0.1}],
     "d-ucb": [{}, {"discount": 0.9}],
     "sw-ucb": [{}, {"window": 7}],
+    "srum": [
+        {},
+        {"black_box": "exp3", "black_box_params": {"gamma": 0.1}},
+        {"alpha_rule": "authors-code"},
+    ],
+    "fa-etc": [{}, {"exploration": 5}],
 }
 ENV_FACTORIES = {
     "bernoulli": lambda: BernoulliBandit([0.1, 0.9, 0.5]),
@@ -42,6 +49,7 @@ ENV_FACTORIES = {
     "fico": lambda: FicoBandit(length=500, noise="gaussian", sigma=0.05),
     "recommender": lambda: RecommenderBandit("B", length=500, noise="gaussian", sigma=0.05),
     "imab": lambda: ImprovingBandit("random", k=4, length=600, noise="gaussian", sigma=0.05),
+    "opportunity": lambda: OpportunityBandit([0.2, 0.5, 0.8], "softmax", 0.4),
 }
 
 
@@ -54,14 +62,31 @@ def test_environment_contract(name):
     check_environment(ENV_FACTORIES[name])
 
 
+#: Policies that need a particular kind of environment (what their paper's learner is told).
+POLICY_ENVS = {
+    "fa-etc": ["opportunity"],
+    "srum": ["opportunity"],
+    "const-elimination": [],
+}
+
+
+def _const_opportunity():
+    return OpportunityBandit([0.3, 0.9, 0.6], "uniform", [0.2, 0.5, 0.1])
+
+
 @pytest.mark.parametrize(
     ("name", "params"),
     [(n, p) for n in sorted(POLICIES) for p in POLICY_PARAMS.get(n, [{}])],
 )
 def test_policy_contract(name, params):
     cls = resolve("policy", name, "kind")
-    check_policy(lambda: cls(**params))
-    check_policy(lambda: cls(**params), env_factory=ENV_FACTORIES["gaussian"])
+    envs = POLICY_ENVS.get(name, ["bernoulli", "gaussian"])
+    check_policy(
+        lambda: cls(**params),
+        env_factory=ENV_FACTORIES.get(envs[0] if envs else "", _const_opportunity),
+    )
+    for env in envs[1:]:
+        check_policy(lambda: cls(**params), env_factory=ENV_FACTORIES[env])
 
 
 def test_contract_catches_a_policy_using_global_random_state():

@@ -49,6 +49,7 @@ ENVIRONMENTS: Mapping[str, str] = {
     "fico": "impactbandits.envs.rested:FicoBandit",
     "recommender": "impactbandits.envs.rested:RecommenderBandit",
     "imab": "impactbandits.envs.rested:ImprovingBandit",
+    "opportunity": "impactbandits.envs.opportunity:OpportunityBandit",
 }
 
 POLICIES: Mapping[str, str] = {
@@ -68,11 +69,15 @@ POLICIES: Mapping[str, str] = {
     "last-reward-greedy": "impactbandits.policies.single_peaked:LastRewardGreedy",
     "hkr": "impactbandits.policies.improving:HKR",
     "patil": "impactbandits.policies.improving:PatilAnytime",
+    "fa-etc": "impactbandits.policies.opportunity:FairnessAwareETC",
+    "srum": "impactbandits.policies.opportunity:SelfRegulatedUtilityMaximization",
+    "const-elimination": "impactbandits.policies.opportunity:ConstantFairnessElimination",
 }
 
 ORACLES: Mapping[str, str] = {
     "best_fixed_arm": "impactbandits.oracles.stationary:best_fixed_arm",
     "optimal_allocation": "impactbandits.oracles.rested:optimal_allocation_oracle",
+    "opportunity_optimum": "impactbandits.oracles.opportunity:opportunity_optimum",
 }
 
 _TABLES = {"environment": ENVIRONMENTS, "policy": POLICIES, "oracle": ORACLES}

@@ -58,6 +58,11 @@ class Environment(ABC):
     """
 
     default_oracle: ClassVar[str | None] = None
+    records_arm_rewards: ClassVar[bool] = False
+    """Ask the simulation loop to record cumulative realised reward per arm."""
+    regret_on: ClassVar[str | None] = None
+    """Name of a :meth:`summary_metrics` column that regret is measured on instead of the
+    expected reward (e.g. ``"expected_utility"``)."""
 
     @property
     @abstractmethod
@@ -75,6 +80,11 @@ class Environment(ABC):
     def expected_rewards(self) -> np.ndarray:
         """``(R, n)`` expected reward of every arm in the current state (discrete spaces)."""
         raise NotImplementedError(f"{type(self).__name__} has no finite list of actions")
+
+    def summary_metrics(self, trajectory: Any) -> dict[str, np.ndarray]:
+        """Extra per-checkpoint metrics computed after the run from the recorded summaries
+        (ARCHITECTURE principle 4): name → ``(R, C)`` or ``(C,)`` array. Default: none."""
+        return {}
 
     def check_horizon(self, rounds: int) -> None:
         """Raise :class:`~impactbandits.errors.SpecError` if ``rounds`` rounds cannot be played

@@ -62,6 +62,12 @@ class Policy(ABC):
         """``(R,)`` index into :attr:`phases` of the round just selected."""
         raise NotImplementedError
 
+    def reset_rows(self, rows: np.ndarray) -> None:
+        """Restart the replications where ``rows`` (boolean ``(R,)``) is true, as if freshly
+        reset, keeping the others. Optional: meta-policies that invoke a black-box algorithm
+        mid-run (Ron et al.'s SRUM) need it."""
+        raise NotImplementedError(f"{type(self).__name__} cannot restart single replications")
+
 
 class SimplePolicy(ABC):
     """Single-replication policy: ``reset(space, horizon, rng)`` with a NumPy ``Generator``,

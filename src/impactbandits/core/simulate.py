@@ -37,6 +37,9 @@ class Trajectory:
     """``(R, C)`` number of rounds whose action differed from the previous round's."""
     phases: np.ndarray | None = None
     """``(R, C, P)`` rounds spent in each phase, if the policy has phases."""
+    arm_rewards: np.ndarray | None = None
+    """``(R, C, n)`` cumulative realised reward per arm, if the environment asks for it
+    (``records_arm_rewards = True``)."""
 
 
 def simulate(
@@ -71,6 +74,7 @@ def simulate(
     pulls = np.zeros((replications, space.n))
     switches = np.zeros(replications, dtype=np.int64)
     phase_counts = np.zeros((replications, n_phases), dtype=np.int64) if n_phases else None
+    arm_rewards = np.zeros((replications, space.n)) if env.records_arm_rewards else None
     previous: np.ndarray | None = None
 
     n_cp = checkpoints.size
@@ -79,6 +83,7 @@ def simulate(
     out_pulls = np.empty((replications, n_cp, space.n))
     out_switches = np.empty((replications, n_cp), dtype=np.int64)
     out_phases = np.empty((replications, n_cp, n_phases), dtype=np.int64) if n_phases else None
+    out_arm_rewards = None if arm_rewards is None else np.empty((replications, n_cp, space.n))
 
     next_index = 0
     next_checkpoint = int(checkpoints[0])
@@ -93,6 +98,8 @@ def simulate(
         reward += outcome.feedback.reward
         expected += outcome.expected
         space.accumulate(pulls, actions, offsets)
+        if arm_rewards is not None:
+            arm_rewards.reshape(-1)[offsets + actions] += outcome.feedback.reward
         if previous is not None:
             switches += space.changed(actions, previous)
         previous = actions
@@ -103,6 +110,10 @@ def simulate(
             out_switches[:, next_index] = switches
             if out_phases is not None:
                 out_phases[:, next_index] = phase_counts
+            if out_arm_rewards is not None:
+                out_arm_rewards[:, next_index] = arm_rewards
             next_index += 1
             next_checkpoint = int(checkpoints[next_index]) if next_index < n_cp else -1
-    return Trajectory(checkpoints, out_reward, out_expected, out_pulls, out_switches, out_phases)
+    return Trajectory(
+        checkpoints, out_reward, out_expected, out_pulls, out_switches, out_phases, out_arm_rewards
+    )

@@ -14,8 +14,9 @@ runner has no special cases for either kind.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -51,8 +52,13 @@ class ActionSpace:
 
 @dataclass(frozen=True)
 class Discrete(ActionSpace):
-    """Pull one of ``n`` arms, numbered ``0 .. n-1``."""
+    """Pull one of ``n`` arms, numbered ``0 .. n-1``.
 
+    ``known`` holds what the paper's learner is told about the problem besides the arms (e.g.
+    Ron et al.'s fairness function and transfer cost); policies may read it at reset.
+    """
+
+    known: Mapping[str, Any] = field(default_factory=dict, compare=False)
     kind: ClassVar[str] = "discrete"
 
     def accumulate(self, pulls: np.ndarray, actions: np.ndarray, offsets: np.ndarray) -> None:

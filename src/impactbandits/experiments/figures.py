@@ -43,6 +43,8 @@ FIGURES: Mapping[str, str] = {
     "patil-random": "impactbandits.experiments.papers.patil:RANDOM",
     "patil-potential": "impactbandits.experiments.papers.patil:POTENTIAL",
     "patil-lower-bound": "impactbandits.experiments.papers.patil:LOWER_BOUND",
+    "ron-fig1": "impactbandits.experiments.papers.ron:FIG1",
+    "ron-fig2": "impactbandits.experiments.papers.ron:FIG2",
 }
 
 

@@ -7,6 +7,10 @@ cumulative realised reward, ``expected_reward`` the cumulative expected reward o
 taken; ``optimum``/``regret`` are empty where the environment has no oracle. Arms are numbered
 from 0.
 
+Environments may add columns through ``summary_metrics`` (e.g. Ron et al.'s ``utility``,
+``average_utility`` and ``required_<arm>``); where an environment names one of them as its
+``regret_on`` target, ``regret`` is measured on it instead of ``expected_reward``.
+
 With ``trajectories=True`` the table also holds the intra-run checkpoints (``time`` <
 ``horizon`` for horizon-aware runs) used for regret-vs-time plots.
 """
@@ -50,6 +54,7 @@ def tidy_table(run_dir: str | Path, trajectories: bool = False) -> pd.DataFrame:
         n_max = max((c["n_arms"] for c in cells.values()), default=0)
         parts: dict[str, list[np.ndarray]] = {}
         phase_names: list[str] = []
+        extra_names: list[str] = []
         # text columns are stored as categorical codes: one small int per row, not an object
         categories: dict[str, list[str]] = {
             "experiment": [spec.name],
@@ -95,6 +100,23 @@ def tidy_table(run_dir: str | Path, trajectories: bool = False) -> pd.DataFrame:
             pulls[:, : cell["n_arms"]] = np.asarray(p["pulls"], dtype=float)
             for arm in range(n_max):
                 push(f"pulls_{arm}", pulls[keep, arm])
+            extras = p.get("extras") or {}
+            target = extras.get(p.get("regret_on") or "", None)
+            push(
+                "_regret_base",
+                (np.asarray(p["expected"]) if target is None else np.asarray(target, dtype=float))[
+                    keep
+                ],
+            )
+            for name in extras:
+                if name not in extra_names:
+                    extra_names.append(name)
+            for name in extra_names:
+                values = extras.get(name)
+                push(
+                    f"extra:{name}",
+                    np.full(m, np.nan) if values is None else np.asarray(values, dtype=float)[keep],
+                )
             names = p.get("phase_names") or []
             for name in names:
                 if name not in phase_names:
@@ -118,9 +140,11 @@ def tidy_table(run_dir: str | Path, trajectories: bool = False) -> pd.DataFrame:
         data[name] = column
     for column, labels in categories.items():
         data[column] = pd.Categorical.from_codes(data[column], categories=labels)
+    regret_base = data.pop("_regret_base")
+    data = {name.removeprefix("extra:"): values for name, values in data.items()}
     table = pd.DataFrame(data)
-    table["regret"] = regret(table["optimum"], table["expected_reward"])
+    table["regret"] = regret(table["optimum"], regret_base)
     table["per_step_regret"] = per_step(table["regret"], table["time"])
-    table["competitive_ratio"] = competitive_ratio(table["optimum"], table["expected_reward"])
+    table["competitive_ratio"] = competitive_ratio(table["optimum"], regret_base)
     ordered = [*BASE_COLUMNS, *(c for c in table.columns if c not in BASE_COLUMNS)]
     return table[ordered]

@@ -49,6 +49,10 @@ def run_task(task: Task) -> list[Record]:
         fresh.reset(EnvironmentRandom(cell.seed, cell.env_key, task.replications))
         optimum = np.asarray(oracle(fresh, times), dtype=float)
 
+    extras = {
+        name: np.asarray(values, dtype=float)
+        for name, values in env.summary_metrics(trajectory).items()
+    }
     seconds = (time.perf_counter() - start) / len(task.replications)
     records = []
     for i, rep in enumerate(task.replications):
@@ -61,6 +65,8 @@ def run_task(task: Task) -> list[Record]:
             "switches": trajectory.switches[i].tolist(),
             "phases": None if trajectory.phases is None else trajectory.phases[i].tolist(),
             "phase_names": list(policy.phases),
+            "extras": {name: (v[i] if v.ndim == 2 else v).tolist() for name, v in extras.items()},
+            "regret_on": env.regret_on,
         }
         records.append(Record(cell.key, int(rep), payload, seconds))
     return records

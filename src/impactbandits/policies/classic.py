@@ -34,21 +34,21 @@ class _Counting(Policy):
         self.n = space.n
         self.horizon = horizon
         self.rng = rng
-        self.t = 0
+        self.rounds = np.zeros(rng.size, dtype=np.int64)
         self.stats = ArmStatistics(rng.size, space.n)
 
-    def _next_round(self) -> int:
-        self.t += 1
-        return self.t
-
-    def _initial_sweep(self) -> np.ndarray | None:
-        """Rounds 1..n pull arms 0..n-1 once each; afterwards ``None``."""
-        if self.t <= self.n:
-            return np.full(self.rng.size, self.t - 1, dtype=np.int64)
-        return None
+    def _next_round(self) -> np.ndarray:
+        """Advance every replication's round counter; return it (``(R,)``)."""
+        self.rounds += 1
+        return self.rounds
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         self.stats.add(actions, feedback.reward)
+
+    def reset_rows(self, rows: np.ndarray) -> None:
+        self.rounds[rows] = 0
+        self.stats.counts[rows] = 0.0
+        self.stats.sums[rows] = 0.0
 
 
 class UCB1(_Counting):
@@ -61,14 +61,27 @@ class UCB1(_Counting):
     def __init__(self, c: PositiveFloat = UCB1_C) -> None:
         self.c = float(c)
 
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        super().reset(space, horizon, rng)
+        self._unpulled = True  # some replication still has an arm never pulled
+
+    def reset_rows(self, rows: np.ndarray) -> None:
+        super().reset_rows(rows)
+        self._unpulled = True
+
     def select(self) -> np.ndarray:
         t = self._next_round()
-        sweep = self._initial_sweep()
-        if sweep is not None:
-            return sweep
         counts = self.stats.counts
-        index = self.stats.sums / counts + np.sqrt(self.c * math.log(t) / counts)
-        return np.argmax(index, axis=1)
+        if not self._unpulled:
+            index = self.stats.sums / counts + np.sqrt((self.c * np.log(t))[:, None] / counts)
+            return np.argmax(index, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            index = self.stats.sums / counts + np.sqrt((self.c * np.log(t))[:, None] / counts)
+        # arms never pulled first, in index order: the initial sweep of rounds 1..K
+        actions = np.argmax(np.where(counts > 0, index, np.inf), axis=1)
+        # after this round's pulls, does any replication still have an unpulled arm?
+        self._unpulled = bool(((counts == 0).sum(axis=1) > 1).any())
+        return actions
 
 
 class EXP3(Policy):
@@ -112,6 +125,9 @@ class EXP3(Policy):
         self.p = (1.0 - self._gamma) * w / w.sum(axis=1, keepdims=True) + self._gamma / self.n
         return self.rng.categorical(self.p)
 
+    def reset_rows(self, rows: np.ndarray) -> None:
+        self.log_w[rows] = 0.0
+
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         p_chosen = self.p[self.rows, actions]
         self.log_w[self.rows, actions] += self._gamma * feedback.reward / (p_chosen * self.n)
@@ -124,10 +140,7 @@ class Greedy(_Counting):
 
     def select(self) -> np.ndarray:
         self._next_round()
-        sweep = self._initial_sweep()
-        if sweep is not None:
-            return sweep
-        return np.argmax(self.stats.sums / self.stats.counts, axis=1)
+        return np.argmax(self.stats.means(), axis=1)  # unpulled arms (mean +inf) first
 
 
 class EpsilonGreedy(_Counting):
@@ -152,7 +165,11 @@ class EpsilonGreedy(_Counting):
     def select(self) -> np.ndarray:
         t = self._next_round()
         u = self.rng.random(2)
-        eps = self.epsilon if self.c is None else min(1.0, self.c * self.n / (self.d**2 * t))
+        eps = (
+            self.epsilon
+            if self.c is None
+            else np.minimum(1.0, self.c * self.n / (self.d**2 * np.maximum(t, 1)))
+        )
         explore = u[:, 0] < eps
         random_arm = np.minimum((u[:, 1] * self.n).astype(np.int64), self.n - 1)
         greedy = np.argmax(self.stats.means(), axis=1)
@@ -185,9 +202,14 @@ class ExploreThenCommit(_Counting):
             tuned = math.ceil((horizon / k) ** (2 / 3) * max(math.log(horizon), 1.0) ** (1 / 3))
             self._m = max(1, min(tuned, horizon // k))
         self._commit: np.ndarray | None = None
+        self.t = 0
+
+    def reset_rows(self, rows: np.ndarray) -> None:
+        raise NotImplementedError("ExploreThenCommit cannot restart single replications")
 
     def select(self) -> np.ndarray:
-        t = self._next_round()
+        self.t += 1
+        t = self.t
         if t <= self._m * self.n:
             return np.full(self.rng.size, (t - 1) % self.n, dtype=np.int64)
         if self._commit is None:
@@ -200,12 +222,14 @@ class RoundRobin(Policy):
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
         self.n = space.n
-        self.size = rng.size
-        self.t = 0
+        self.rounds = np.zeros(rng.size, dtype=np.int64)
+
+    def reset_rows(self, rows: np.ndarray) -> None:
+        self.rounds[rows] = 0
 
     def select(self) -> np.ndarray:
-        self.t += 1
-        return np.full(self.size, (self.t - 1) % self.n, dtype=np.int64)
+        self.rounds += 1
+        return (self.rounds - 1) % self.n
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         return None

@@ -1,0 +1,173 @@
+"""Ron, Ben-Porat & Shalit (2021), "Corporate Social Responsibility via Multi-Armed Bandits"
+(FAccT): the registered figures (REPRODUCTION.md §4).
+
+K = 6 Bernoulli arms with μ_i = 0.2 + 0.15(i−1); λ ∈ {0, 0.4, 0.8}; f ∈ {f_uni = 1/K,
+f_lin = μ_i/K, f_sft = softmax(c·μ), c = 1}; SRUM (Algorithm 2) with UCB1 as the black box and
+the paper's α, β (Theorem 2); horizons 10³, 5·10³, 10⁴, 5·10⁴, 10⁵, 2·10⁵ and 200 repetitions.
+``--quick``: horizons 10³, 10⁴, 10⁵ and 10 repetitions (SRUM needs T ≳ 10⁵ to leave its
+approximation phases when some gap Δ_i lies within β of λ).
+
+* ``ron-fig1`` (Figure 1): average utility (utility / T) against T, one panel per λ, one line
+  per f, the exact Lemma-1 optimum dashed.
+* ``ron-fig2`` (Figure 2): the share of rounds spent in each phase of SRUM against T for f_sft,
+  one panel per λ.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure as MplFigure
+
+from impactbandits.experiments.figures import Figure
+from impactbandits.experiments.spec import ExperimentSpec
+
+MEANS = [round(0.2 + 0.15 * i, 2) for i in range(6)]
+LAMBDAS = (0.0, 0.4, 0.8)
+FAIRNESS = ("uniform", "linear", "softmax")
+NAMES = {"uniform": "f_uni", "linear": "f_lin", "softmax": "f_sft"}
+FULL_HORIZONS = [1_000, 5_000, 10_000, 50_000, 100_000, 200_000]
+QUICK_HORIZONS = [1_000, 10_000, 100_000]
+FULL_SEEDS, QUICK_SEEDS = 200, 10
+
+
+def _env(fairness: str, lam: float) -> dict[str, Any]:
+    return {
+        "kind": "opportunity",
+        "label": f"λ={lam:g}, {NAMES[fairness]}",
+        "means": MEANS,
+        "fairness": fairness,
+        "transfer_cost": lam,
+    }
+
+
+def _spec(name: str, description: str, envs: list[dict[str, Any]], quick: bool) -> ExperimentSpec:
+    return ExperimentSpec.create(
+        name=name + ("-quick" if quick else ""),
+        description=description,
+        environments=envs,
+        policies=[{"kind": "srum", "label": "SRUM"}],
+        horizons=QUICK_HORIZONS if quick else FULL_HORIZONS,
+        seeds=QUICK_SEEDS if quick else FULL_SEEDS,
+    )
+
+
+def fig1(quick: bool) -> ExperimentSpec:
+    envs = [_env(f, lam) for lam in LAMBDAS for f in FAIRNESS]
+    return _spec(
+        "ron-fig1",
+        "Ron et al. Figure 1: average utility of SRUM for 9 fairness "
+        "policies, with the exact optimum.",
+        envs,
+        quick,
+    )
+
+
+def fig2(quick: bool) -> ExperimentSpec:
+    envs = [_env("softmax", lam) for lam in LAMBDAS]
+    return _spec(
+        "ron-fig2", "Ron et al. Figure 2: share of rounds per SRUM phase for f_sft.", envs, quick
+    )
+
+
+def _legend(axes: Any) -> None:
+    """One legend with every labelled artist of the panels (some panels may be empty)."""
+    entries: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    if entries:
+        axes[-1].legend(list(entries.values()), list(entries), fontsize="small")
+
+
+def _load(run_dir: Path) -> Any:
+    from impactbandits.experiments.tidy import tidy_table
+
+    return tidy_table(run_dir)
+
+
+def render_fig1(run_dir: Path) -> list[Path]:
+    from impactbandits.metrics import summarise
+
+    table = _load(run_dir)
+    table = table.assign(optimal_average=table["optimum"] / table["horizon"])
+    fig = MplFigure(figsize=(15, 4.2), layout="constrained")
+    axes = fig.subplots(1, len(LAMBDAS), sharey=True)
+    for ax, lam in zip(axes, LAMBDAS, strict=True):
+        for fairness in FAIRNESS:
+            rows = table[table["environment"] == f"λ={lam:g}, {NAMES[fairness]}"]
+            if rows.empty:
+                continue
+            s = summarise(rows, "average_utility", by=("horizon",)).sort_values("horizon")
+            (line,) = ax.plot(s["horizon"], s["mean"], "o-", label=NAMES[fairness])
+            ax.fill_between(
+                s["horizon"],
+                s["mean"] - s["ci"],
+                s["mean"] + s["ci"],
+                color=line.get_color(),
+                alpha=0.2,
+                lw=0,
+            )
+            opt = rows.groupby("horizon")["optimal_average"].mean()
+            ax.plot(
+                opt.index,
+                opt.to_numpy(),
+                "--",
+                color=line.get_color(),
+                lw=1,
+                label=f"{NAMES[fairness]} optimum",
+            )
+        ax.set_xscale("log")
+        ax.set_title(f"λ = {lam:g}")
+        ax.set_xlabel("horizon T")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("average utility U/T")
+    _legend(axes)
+    path = Path(run_dir) / "figures" / "ron-fig1.png"
+    path.parent.mkdir(exist_ok=True)
+    fig.savefig(path, dpi=100)
+    return [path]
+
+
+def render_fig2(run_dir: Path) -> list[Path]:
+    table = _load(run_dir)
+    phases = [c for c in table.columns if c.startswith("phase_")]
+    fig = MplFigure(figsize=(15, 4.2), layout="constrained")
+    axes = fig.subplots(1, len(LAMBDAS), sharey=True)
+    for ax, lam in zip(axes, LAMBDAS, strict=True):
+        rows = table[table["environment"] == f"λ={lam:g}, f_sft"]
+        if rows.empty:
+            continue
+        shares = rows.groupby("horizon")[phases].mean().sort_index()
+        x = np.arange(len(shares))
+        bottom = np.zeros(len(shares))
+        for column in phases:
+            ax.bar(x, shares[column], bottom=bottom, label=f"phase {column.split('_')[1]}")
+            bottom += shares[column].to_numpy()
+        ax.set_xticks(x, [f"{h:g}" for h in shares.index], rotation=30)
+        ax.set_title(f"λ = {lam:g}, f_sft")
+        ax.set_xlabel("horizon T")
+    axes[0].set_ylabel("share of rounds")
+    _legend(axes)
+    path = Path(run_dir) / "figures" / "ron-fig2.png"
+    path.parent.mkdir(exist_ok=True)
+    fig.savefig(path, dpi=100)
+    return [path]
+
+
+FIG1 = Figure(
+    "ron-fig1",
+    "Average utility of SRUM for nine fairness policies",
+    "Ron, Ben-Porat & Shalit 2021, Figure 1",
+    fig1,
+    render_fig1,
+)
+FIG2 = Figure(
+    "ron-fig2",
+    "Share of rounds per SRUM phase (f_sft)",
+    "Ron, Ben-Porat & Shalit 2021, Figure 2",
+    fig2,
+    render_fig2,
+)

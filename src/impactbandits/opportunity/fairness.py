@@ -1,0 +1,214 @@
+"""Fairness functions f: [0, 1]^K → [0, 1]^K of Ron, Ben-Porat & Shalit (2021, §2.2).
+
+f(μ)_i is the minimal fraction of the T rounds arm i must be pulled to avoid the transfer cost;
+Σ_i f(μ)_i ≤ 1 and f is L-Lipschitz in the ℓ1 norm. Each function also answers the *range
+oracle* of Algorithm 2, Line 6: ``max_{μ'∈C} f(μ')_i − min_{μ'∈C} f(μ')_i`` over a hyper-cube
+C = Π [lower_i, upper_i]:
+
+* constant functions (zero, uniform): 0;
+* monotone Cartesian-product functions f(μ)_i = g_i(μ_i) with g_i nondecreasing (linear
+  μ_i/K, powers μ_i^c/K, …): g_i(upper_i) − g_i(lower_i), exact (the paper's §3.1 remark);
+* softmax f(μ)_i = e^{cμ_i}/Σ_j e^{cμ_j}: the maximum is at μ_i = upper_i, μ_j = lower_j (j ≠ i)
+  and the minimum at the opposite corner for c ≥ 0 (reversed for c < 0) — exact (Proposition 1);
+* user functions: a callable, with an optional exact interval oracle; otherwise a documented
+  numerical fallback (every vertex of C for K ≤ :data:`VERTEX_LIMIT`, plus random interior
+  points and bounded local optimisation from the best of them). The fallback never
+  over-states the range (it is a lower estimate of the true range), so Algorithm 2 may leave
+  phase 2 slightly early with such functions.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from impactbandits.errors import SpecError
+
+__all__ = [
+    "FAIRNESS_KINDS",
+    "CallableFairness",
+    "ConstantFairness",
+    "FairnessFunction",
+    "MonotoneCartesianFairness",
+    "SoftmaxFairness",
+    "make_fairness",
+]
+
+FAIRNESS_KINDS = ("zero", "uniform", "linear", "softmax")
+#: Numerical range fallback: enumerate all 2^K vertices up to this K.
+VERTEX_LIMIT = 12
+#: Numerical range fallback: random interior points per call.
+RANDOM_POINTS = 256
+
+
+class FairnessFunction:
+    """Base class: ``__call__(mu)`` on ``(..., K)`` arrays; :meth:`range`; :attr:`lipschitz`."""
+
+    lipschitz: float = math.inf
+    constant: bool = False
+
+    def __call__(self, mu: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def range(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        """``(..., K)``: max − min of f(·)_i over the hyper-cube Π [lower_j, upper_j]."""
+        raise NotImplementedError
+
+    def check(self, mu: np.ndarray, field: str = "fairness") -> np.ndarray:
+        """f(μ) after the model's checks: values in [0, 1], Σ_i f(μ)_i ≤ 1."""
+        values = np.asarray(self(np.asarray(mu, dtype=float)), dtype=float)
+        if not np.all(np.isfinite(values)) or values.min() < 0 or values.max() > 1:
+            raise SpecError(field, f"f(μ) must lie in [0, 1]; got {np.round(values, 4).tolist()}")
+        total = values.sum(axis=-1)
+        if np.any(total > 1 + 1e-9):
+            raise SpecError(field, f"Σ f(μ)_i must be ≤ 1; got {float(np.max(total)):.6g}")
+        return values
+
+
+@dataclass(frozen=True)
+class ConstantFairness(FairnessFunction):
+    """f(μ)_i = γ_i for all μ (zero: γ = 0; uniform: γ = 1/K). Lipschitz constant 0."""
+
+    gamma: tuple[float, ...]
+    lipschitz: float = 0.0
+    constant: bool = True
+
+    def __call__(self, mu: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(np.asarray(self.gamma), np.shape(mu)).copy()
+
+    def range(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        return np.zeros(np.shape(lower))
+
+
+@dataclass(frozen=True)
+class MonotoneCartesianFairness(FairnessFunction):
+    """f(μ)_i = scale·μ_i^power (power ≥ 1; ``linear`` is scale = 1/K, power = 1).
+
+    Nondecreasing in μ_i alone, so the range over a box is g(upper_i) − g(lower_i). In ℓ1,
+    ‖f(μ) − f(μ')‖₁ ≤ scale·power·‖μ − μ'‖₁ on [0, 1]^K: L = scale·power.
+    """
+
+    scale: float
+    power: float = 1.0
+
+    @property
+    def lipschitz(self) -> float:  # type: ignore[override]
+        return self.scale * self.power
+
+    def __call__(self, mu: np.ndarray) -> np.ndarray:
+        return self.scale * np.asarray(mu, dtype=float) ** self.power
+
+    def range(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        return self(upper) - self(lower)
+
+
+@dataclass(frozen=True)
+class SoftmaxFairness(FairnessFunction):
+    """f^sft(μ; c)_i = e^{cμ_i} / Σ_j e^{cμ_j} (Ron et al. §2.2; c = 1 in their experiments).
+
+    Jacobian c(diag p − p pᵀ) has ℓ1 operator norm c·max_j 2p_j(1 − p_j) ≤ c/2: L = |c|/2.
+    Exact range by Proposition 1 (monotone in μ_i, antitone in the others for c ≥ 0).
+    """
+
+    c: float = 1.0
+
+    @property
+    def lipschitz(self) -> float:  # type: ignore[override]
+        return abs(self.c) / 2.0
+
+    def __call__(self, mu: np.ndarray) -> np.ndarray:
+        z = self.c * np.asarray(mu, dtype=float)
+        z = np.exp(z - z.max(axis=-1, keepdims=True))
+        return z / z.sum(axis=-1, keepdims=True)
+
+    def range(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        lower, upper = np.asarray(lower, float), np.asarray(upper, float)
+        if self.c < 0:
+            lower, upper = upper, lower
+        k = lower.shape[-1]
+        eye = np.eye(k, dtype=bool)
+        high = np.where(eye, upper[..., None, :], lower[..., None, :])  # row i: corner for max_i
+        low = np.where(eye, lower[..., None, :], upper[..., None, :])
+        idx = np.arange(k)
+        return self(high)[..., idx, idx] - self(low)[..., idx, idx]
+
+
+@dataclass(frozen=True)
+class CallableFairness(FairnessFunction):
+    """A user function ``function(mu) -> f(mu)`` (vectorised over leading axes), with optional
+    ``interval(lower, upper) -> range`` oracle and Lipschitz constant."""
+
+    function: Callable[[np.ndarray], np.ndarray]
+    interval: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    lipschitz: float = 1.0
+    seed: int = field(default=0)
+
+    def __call__(self, mu: np.ndarray) -> np.ndarray:
+        return np.asarray(self.function(np.asarray(mu, dtype=float)), dtype=float)
+
+    def range(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        if self.interval is not None:
+            return np.asarray(self.interval(lower, upper), dtype=float)
+        lower, upper = np.asarray(lower, float), np.asarray(upper, float)
+        if lower.ndim > 1:
+            return np.stack([self.range(lo, up) for lo, up in zip(lower, upper, strict=True)])
+        return numerical_range(self, lower, upper, seed=self.seed)
+
+
+def numerical_range(
+    f: FairnessFunction, lower: np.ndarray, upper: np.ndarray, seed: int = 0
+) -> np.ndarray:
+    """Lower estimate of the range of each f_i over a box (vertices, random points, then
+    bounded L-BFGS-B from the best points found). Used only when no exact oracle exists."""
+    from scipy.optimize import minimize
+
+    k = lower.size
+    rng = np.random.default_rng(seed)
+    points = [lower + (upper - lower) * rng.random((RANDOM_POINTS, k))]
+    if k <= VERTEX_LIMIT:
+        corners = (np.arange(2**k)[:, None] >> np.arange(k)) & 1
+        points.append(np.where(corners == 1, upper, lower))
+    cloud = np.concatenate(points)
+    values = f(cloud)
+    out = np.empty(k)
+    bounds = list(zip(lower, upper, strict=True))
+    for i in range(k):
+        hi = minimize(
+            lambda x, i=i: -f(x)[i],
+            cloud[np.argmax(values[:, i])],
+            bounds=bounds,
+            method="L-BFGS-B",
+        )
+        lo = minimize(
+            lambda x, i=i: f(x)[i], cloud[np.argmin(values[:, i])], bounds=bounds, method="L-BFGS-B"
+        )
+        out[i] = max(-hi.fun, values[:, i].max()) - min(lo.fun, values[:, i].min())
+    return out
+
+
+def make_fairness(kind: str, n_arms: int, softmax_c: float = 1.0) -> FairnessFunction:
+    """``zero``, ``uniform`` (1/K), ``linear`` (μ_i/K), ``softmax`` (c), or ``"module:attr"``
+    naming a :class:`FairnessFunction` or a plain vectorised callable."""
+    if kind == "zero":
+        return ConstantFairness((0.0,) * n_arms)
+    if kind == "uniform":
+        return ConstantFairness((1.0 / n_arms,) * n_arms)
+    if kind == "linear":
+        return MonotoneCartesianFairness(scale=1.0 / n_arms)
+    if kind == "softmax":
+        return SoftmaxFairness(c=softmax_c)
+    if ":" in kind:
+        module, _, name = kind.partition(":")
+        try:
+            target = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            raise SpecError("fairness", f"cannot import {kind!r}") from None
+        return target if isinstance(target, FairnessFunction) else CallableFairness(target)
+    allowed = ", ".join(FAIRNESS_KINDS)
+    raise SpecError(
+        "fairness", f"unknown fairness function {kind!r}; allowed: {allowed} or 'module:function'"
+    )

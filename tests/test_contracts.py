@@ -7,6 +7,7 @@ import pytest
 
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs import BernoulliBandit, GaussianBandit
+from impactbandits.envs.delayed import DelayedPayoffBandit
 from impactbandits.envs.opportunity import OpportunityBandit
 from impactbandits.envs.rested import (
     ConstantBandit,
@@ -50,6 +51,9 @@ ENV_FACTORIES = {
     "recommender": lambda: RecommenderBandit("B", length=500, noise="gaussian", sigma=0.05),
     "imab": lambda: ImprovingBandit("random", k=4, length=600, noise="gaussian", sigma=0.05),
     "opportunity": lambda: OpportunityBandit([0.2, 0.5, 0.8], "softmax", 0.4),
+    "delayed": lambda: DelayedPayoffBandit(
+        [0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9], delay_range=[1, 3], decay=0.9, switching_cost=1.0
+    ),
 }
 
 
@@ -67,6 +71,9 @@ POLICY_ENVS = {
     "fa-etc": ["opportunity"],
     "srum": ["opportunity"],
     "const-elimination": [],
+    "pi-low": ["delayed"],
+    "pi-ucb": ["delayed"],
+    "ranker-low": ["delayed"],
 }
 
 

@@ -50,6 +50,7 @@ ENVIRONMENTS: Mapping[str, str] = {
     "recommender": "impactbandits.envs.rested:RecommenderBandit",
     "imab": "impactbandits.envs.rested:ImprovingBandit",
     "opportunity": "impactbandits.envs.opportunity:OpportunityBandit",
+    "delayed": "impactbandits.envs.delayed:DelayedPayoffBandit",
 }
 
 POLICIES: Mapping[str, str] = {
@@ -72,12 +73,16 @@ POLICIES: Mapping[str, str] = {
     "fa-etc": "impactbandits.policies.opportunity:FairnessAwareETC",
     "srum": "impactbandits.policies.opportunity:SelfRegulatedUtilityMaximization",
     "const-elimination": "impactbandits.policies.opportunity:ConstantFairnessElimination",
+    "pi-low": "impactbandits.policies.delay:PiLow",
+    "pi-ucb": "impactbandits.policies.delay:PiUCB",
+    "ranker-low": "impactbandits.policies.delay:RankerThenLow",
 }
 
 ORACLES: Mapping[str, str] = {
     "best_fixed_arm": "impactbandits.oracles.stationary:best_fixed_arm",
     "optimal_allocation": "impactbandits.oracles.rested:optimal_allocation_oracle",
     "opportunity_optimum": "impactbandits.oracles.opportunity:opportunity_optimum",
+    "ghost": "impactbandits.oracles.ranking:ghost_oracle",
 }
 
 _TABLES = {"environment": ENVIRONMENTS, "policy": POLICIES, "oracle": ORACLES}

@@ -63,6 +63,8 @@ class Environment(ABC):
     regret_on: ClassVar[str | None] = None
     """Name of a :meth:`summary_metrics` column that regret is measured on instead of the
     expected reward (e.g. ``"expected_utility"``)."""
+    realised_on: ClassVar[str | None] = None
+    """Likewise for ``realised_regret`` instead of the realised reward (e.g. ``"utility"``)."""
 
     @property
     @abstractmethod

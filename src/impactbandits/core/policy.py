@@ -96,9 +96,13 @@ class BatchedSimplePolicy(Policy):
     def __init__(self, prototype: SimplePolicy) -> None:
         self.prototype = prototype
         self.action_kinds = prototype.action_kinds  # type: ignore[misc]
-        self.phases = prototype.phases  # type: ignore[misc]
         self._copies: list[SimplePolicy] = []
         self._kind = "discrete"
+
+    @property  # type: ignore[override]
+    def phases(self) -> tuple[str, ...]:
+        """The prototype's phases, or the copies' once reset (they may depend on the space)."""
+        return tuple(self._copies[0].phases if self._copies else self.prototype.phases)
 
     @property
     def requires_horizon(self) -> bool:

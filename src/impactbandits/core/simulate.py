@@ -40,6 +40,9 @@ class Trajectory:
     arm_rewards: np.ndarray | None = None
     """``(R, C, n)`` cumulative realised reward per arm, if the environment asks for it
     (``records_arm_rewards = True``)."""
+    phase_switches: np.ndarray | None = None
+    """``(R, C)`` rounds whose phase differed from the previous round's (for learners over
+    ranking policies, whose phase is the policy being played: switches between policies)."""
 
 
 def simulate(
@@ -75,6 +78,8 @@ def simulate(
     switches = np.zeros(replications, dtype=np.int64)
     phase_counts = np.zeros((replications, n_phases), dtype=np.int64) if n_phases else None
     arm_rewards = np.zeros((replications, space.n)) if env.records_arm_rewards else None
+    phase_switches = np.zeros(replications, dtype=np.int64) if n_phases else None
+    previous_phase: np.ndarray | None = None
     previous: np.ndarray | None = None
 
     n_cp = checkpoints.size
@@ -84,6 +89,7 @@ def simulate(
     out_switches = np.empty((replications, n_cp), dtype=np.int64)
     out_phases = np.empty((replications, n_cp, n_phases), dtype=np.int64) if n_phases else None
     out_arm_rewards = None if arm_rewards is None else np.empty((replications, n_cp, space.n))
+    out_phase_switches = np.empty((replications, n_cp), dtype=np.int64) if n_phases else None
 
     next_index = 0
     next_checkpoint = int(checkpoints[0])
@@ -92,7 +98,11 @@ def simulate(
         if check_actions or t == 1:
             actions = space.validate(actions, replications)
         if phase_counts is not None:
-            phase_counts[rows, policy.current_phase()] += 1
+            phase = policy.current_phase()
+            phase_counts[rows, phase] += 1
+            if previous_phase is not None:
+                phase_switches += phase != previous_phase  # type: ignore[operator]
+            previous_phase = phase
         outcome = env.step(actions)
         policy.update(actions, outcome.feedback)
         reward += outcome.feedback.reward
@@ -112,8 +122,17 @@ def simulate(
                 out_phases[:, next_index] = phase_counts
             if out_arm_rewards is not None:
                 out_arm_rewards[:, next_index] = arm_rewards
+            if out_phase_switches is not None:
+                out_phase_switches[:, next_index] = phase_switches
             next_index += 1
             next_checkpoint = int(checkpoints[next_index]) if next_index < n_cp else -1
     return Trajectory(
-        checkpoints, out_reward, out_expected, out_pulls, out_switches, out_phases, out_arm_rewards
+        checkpoints,
+        out_reward,
+        out_expected,
+        out_pulls,
+        out_switches,
+        out_phases,
+        out_arm_rewards,
+        out_phase_switches,
     )

@@ -45,6 +45,7 @@ class OpportunityBandit(_StationaryArms):
     default_oracle = "opportunity_optimum"
     records_arm_rewards = True
     regret_on = "expected_utility"
+    realised_on = "utility"
 
     def __init__(
         self,

@@ -45,6 +45,8 @@ FIGURES: Mapping[str, str] = {
     "patil-lower-bound": "impactbandits.experiments.papers.patil:LOWER_BOUND",
     "ron-fig1": "impactbandits.experiments.papers.ron:FIG1",
     "ron-fig2": "impactbandits.experiments.papers.ron:FIG2",
+    "cella-fig2": "impactbandits.experiments.papers.cella:FIG2",
+    "cella-fig3": "impactbandits.experiments.papers.cella:FIG3",
 }
 
 

@@ -17,6 +17,7 @@ _LABELS = {
     "expected_reward": "cumulative expected reward",
     "switches": "switches",
     "competitive_ratio": "OPT(T) / ALG(T)",
+    "phase_switches": "switches between policies",
 }
 
 

@@ -96,18 +96,24 @@ def tidy_table(run_dir: str | Path, trajectories: bool = False) -> pd.DataFrame:
             push("expected_reward", np.asarray(p["expected"])[keep])
             push("optimum", optimum[keep])
             push("switches", np.asarray(p["switches"])[keep])
+            phase_switches = p.get("phase_switches")
+            push(
+                "phase_switches",
+                np.full(m, np.nan)
+                if phase_switches is None
+                else np.asarray(phase_switches, dtype=float)[keep],
+            )
             pulls = np.full((times.size, n_max), np.nan)
             pulls[:, : cell["n_arms"]] = np.asarray(p["pulls"], dtype=float)
             for arm in range(n_max):
                 push(f"pulls_{arm}", pulls[keep, arm])
             extras = p.get("extras") or {}
             target = extras.get(p.get("regret_on") or "", None)
-            push(
-                "_regret_base",
-                (np.asarray(p["expected"]) if target is None else np.asarray(target, dtype=float))[
-                    keep
-                ],
-            )
+            base = p["expected"] if target is None else target
+            push("_regret_base", np.asarray(base, dtype=float)[keep])
+            realised = extras.get(p.get("realised_on") or "", None)
+            base = p["reward"] if realised is None else realised
+            push("_realised_base", np.asarray(base, dtype=float)[keep])
             for name in extras:
                 if name not in extra_names:
                     extra_names.append(name)
@@ -141,9 +147,11 @@ def tidy_table(run_dir: str | Path, trajectories: bool = False) -> pd.DataFrame:
     for column, labels in categories.items():
         data[column] = pd.Categorical.from_codes(data[column], categories=labels)
     regret_base = data.pop("_regret_base")
+    realised_base = data.pop("_realised_base")
     data = {name.removeprefix("extra:"): values for name, values in data.items()}
     table = pd.DataFrame(data)
     table["regret"] = regret(table["optimum"], regret_base)
+    table["realised_regret"] = regret(table["optimum"], realised_base)
     table["per_step_regret"] = per_step(table["regret"], table["time"])
     table["competitive_ratio"] = competitive_ratio(table["optimum"], regret_base)
     ordered = [*BASE_COLUMNS, *(c for c in table.columns if c not in BASE_COLUMNS)]

@@ -65,8 +65,12 @@ def run_task(task: Task) -> list[Record]:
             "switches": trajectory.switches[i].tolist(),
             "phases": None if trajectory.phases is None else trajectory.phases[i].tolist(),
             "phase_names": list(policy.phases),
+            "phase_switches": None
+            if trajectory.phase_switches is None
+            else trajectory.phase_switches[i].tolist(),
             "extras": {name: (v[i] if v.ndim == 2 else v).tolist() for name, v in extras.items()},
             "regret_on": env.regret_on,
+            "realised_on": env.realised_on,
         }
         records.append(Record(cell.key, int(rep), payload, seconds))
     return records

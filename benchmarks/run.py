@@ -131,6 +131,7 @@ def main() -> None:
             "bench_concave_bound.py",
             "bench_spo.py",
             "bench_patil.py",
+            "bench_pilow.py",
         ):
             print(f"\n== {script}", flush=True)
             subprocess.run([sys.executable, str(HERE / script)], check=True)

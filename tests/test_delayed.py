@@ -11,7 +11,8 @@ from impactbandits.core import BatchRNG, EnvironmentRandom, SimplePolicy, simula
 from impactbandits.core.policy import BatchedSimplePolicy
 from impactbandits.envs.delayed import DelayedPayoffBandit, ranking_order
 from impactbandits.experiments.figures import get_figure
-from impactbandits.oracles.ranking import ghost_oracle, ranking_cumulative, ranking_values
+from impactbandits.oracles.delay import ranking_values
+from impactbandits.oracles.ranking import ghost_oracle, ranking_cumulative
 from impactbandits.policies.delay import BanditRanker, PiLow, stage_count
 
 FIG2_MEANS = [0.0, 1 / 3, 2 / 3, 4 / 5, 13 / 15, 14 / 15, 1.0]

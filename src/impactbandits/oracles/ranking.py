@@ -4,7 +4,8 @@
 π_m cycles over the m best arms. Its first cycle meets fresh arms (τ = 0: payoff μ_j); every
 later pull of arm j comes m rounds after the previous one (payoff μ_j(m)). So G_t(π_m) is a
 prefix sum over the first cycle plus whole and partial later cycles — O(len(times)) per
-replication. r* maximises g(m) = (1/m) Σ_{j≤m} μ_j(m) (ties: the smallest m).
+replication. r* maximises g(m) = (1/m) Σ_{j≤m} μ_j(m) (ties: the smallest m), computed by
+:func:`impactbandits.oracles.delay.ghost`.
 """
 
 from __future__ import annotations
@@ -13,17 +14,7 @@ import numpy as np
 
 from impactbandits.core.environment import Environment
 
-__all__ = ["ghost_oracle", "ranking_cumulative", "ranking_values"]
-
-
-def ranking_values(mu_sorted: np.ndarray, delays_sorted: np.ndarray, f: object) -> np.ndarray:
-    """g(m) for m = 1..k (arms already sorted by decreasing μ; ``f`` maps τ ≥ 1 to f(τ))."""
-    k = mu_sorted.size
-    m = np.arange(1, k + 1)
-    penalised = m[:, None] <= delays_sorted[None, :]  # arm j at τ = m is penalised iff m ≤ d_j
-    payoff = mu_sorted[None, :] * (1.0 - np.where(penalised, f(m)[:, None], 0.0))  # type: ignore[operator]
-    mask = np.arange(k)[None, :] < m[:, None]
-    return (payoff * mask).sum(axis=1) / m
+__all__ = ["ghost_oracle", "ranking_cumulative"]
 
 
 def ranking_cumulative(
@@ -45,12 +36,13 @@ def ranking_cumulative(
 
 def ghost_oracle(env: Environment, times: np.ndarray) -> np.ndarray:
     """``(R, len(times))`` G_t(π_ghost) for a freshly reset B2DEP environment."""
+    from impactbandits.oracles.delay import ghost
+
     mu = np.asarray(env.means)  # type: ignore[attr-defined]
     order = np.argsort(-mu, kind="stable")
     delays = np.asarray(env.instance_delays)  # type: ignore[attr-defined]
     out = np.empty((delays.shape[0], len(times)))
     for r, d in enumerate(delays):
-        values = ranking_values(mu[order], d[order], env.f)  # type: ignore[attr-defined]
-        best = int(np.argmax(values)) + 1  # ties: smallest m
+        best, _ = ghost(mu, d, env.f)  # type: ignore[attr-defined]
         out[r] = ranking_cumulative(mu[order], d[order], env.f, best, times)  # type: ignore[attr-defined]
     return out

@@ -8,6 +8,7 @@ import pytest
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs import BernoulliBandit, GaussianBandit
 from impactbandits.envs.delayed import DelayedPayoffBandit
+from impactbandits.envs.impact import ImpactBandit
 from impactbandits.envs.opportunity import OpportunityBandit
 from impactbandits.envs.rested import (
     ConstantBandit,
@@ -38,6 +39,10 @@ POLICY_PARAMS = {
         {"alpha_rule": "authors-code"},
     ],
     "fa-etc": [{}, {"exploration": 5}],
+    "ad-ucb": [{}, {"resolution": 5}],
+    "hd-ucb": [{}, {"resolution": 4, "eta": 0.3}],
+    "cucb": [{"resolution": 4}],
+    "one-hot": [{}, {"base": "exp3", "base_params": {"gamma": 0.1}}],
 }
 ENV_FACTORIES = {
     "bernoulli": lambda: BernoulliBandit([0.1, 0.9, 0.5]),
@@ -51,6 +56,7 @@ ENV_FACTORIES = {
     "recommender": lambda: RecommenderBandit("B", length=500, noise="gaussian", sigma=0.05),
     "imab": lambda: ImprovingBandit("random", k=4, length=600, noise="gaussian", sigma=0.05),
     "opportunity": lambda: OpportunityBandit([0.2, 0.5, 0.8], "softmax", 0.4),
+    "impact": lambda: ImpactBandit([0.9, 0.8, 0.7], [0.3, 0.4, 0.5], gamma=0.3),
     "delayed": lambda: DelayedPayoffBandit(
         [0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9], delay_range=[1, 3], decay=0.9, switching_cost=1.0
     ),
@@ -74,6 +80,11 @@ POLICY_ENVS = {
     "pi-low": ["delayed"],
     "pi-ucb": ["delayed"],
     "ranker-low": ["delayed"],
+    "ad-ucb": ["impact"],
+    "hd-ucb": ["impact"],
+    "cucb": ["impact"],
+    "exp3-meta": ["impact"],
+    "one-hot": ["impact"],
 }
 
 

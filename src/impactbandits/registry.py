@@ -51,6 +51,7 @@ ENVIRONMENTS: Mapping[str, str] = {
     "imab": "impactbandits.envs.rested:ImprovingBandit",
     "opportunity": "impactbandits.envs.opportunity:OpportunityBandit",
     "delayed": "impactbandits.envs.delayed:DelayedPayoffBandit",
+    "impact": "impactbandits.envs.impact:ImpactBandit",
 }
 
 POLICIES: Mapping[str, str] = {
@@ -76,6 +77,11 @@ POLICIES: Mapping[str, str] = {
     "pi-low": "impactbandits.policies.delay:PiLow",
     "pi-ucb": "impactbandits.policies.delay:PiUCB",
     "ranker-low": "impactbandits.policies.delay:RankerThenLow",
+    "ad-ucb": "impactbandits.policies.impact:ActionDependentUCB",
+    "hd-ucb": "impactbandits.policies.impact:HistoryDependentUCB",
+    "cucb": "impactbandits.policies.impact:CombinatorialUCB",
+    "exp3-meta": "impactbandits.policies.impact:MetaEXP3",
+    "one-hot": "impactbandits.policies.impact:OneHot",
 }
 
 ORACLES: Mapping[str, str] = {
@@ -83,6 +89,7 @@ ORACLES: Mapping[str, str] = {
     "optimal_allocation": "impactbandits.oracles.rested:optimal_allocation_oracle",
     "opportunity_optimum": "impactbandits.oracles.opportunity:opportunity_optimum",
     "ghost": "impactbandits.oracles.ranking:ghost_oracle",
+    "best_fixed_policy": "impactbandits.oracles.impact:best_fixed_policy_oracle",
 }
 
 _TABLES = {"environment": ENVIRONMENTS, "policy": POLICIES, "oracle": ORACLES}

@@ -27,9 +27,15 @@ __all__ = ["ActionSpace", "Discrete", "Simplex"]
 
 @dataclass(frozen=True)
 class ActionSpace:
-    """Base class: ``n`` is the number of arms (or groups) actions are counted against."""
+    """Base class: ``n`` is the number of arms (or groups) actions are counted against.
+
+    ``known`` holds what the paper's learner is told about the problem besides the actions
+    (e.g. Ron et al.'s fairness function and transfer cost, Tang et al.'s γ and feedback mode);
+    policies may read it at reset.
+    """
 
     n: int
+    known: Mapping[str, Any] = field(default_factory=dict, compare=False, kw_only=True)
     kind: ClassVar[str] = "abstract"
 
     def __post_init__(self) -> None:
@@ -52,13 +58,8 @@ class ActionSpace:
 
 @dataclass(frozen=True)
 class Discrete(ActionSpace):
-    """Pull one of ``n`` arms, numbered ``0 .. n-1``.
+    """Pull one of ``n`` arms, numbered ``0 .. n-1``."""
 
-    ``known`` holds what the paper's learner is told about the problem besides the arms (e.g.
-    Ron et al.'s fairness function and transfer cost); policies may read it at reset.
-    """
-
-    known: Mapping[str, Any] = field(default_factory=dict, compare=False)
     kind: ClassVar[str] = "discrete"
 
     def accumulate(self, pulls: np.ndarray, actions: np.ndarray, offsets: np.ndarray) -> None:

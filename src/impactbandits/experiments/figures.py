@@ -47,6 +47,8 @@ FIGURES: Mapping[str, str] = {
     "ron-fig2": "impactbandits.experiments.papers.ron:FIG2",
     "cella-fig2": "impactbandits.experiments.papers.cella:FIG2",
     "cella-fig3": "impactbandits.experiments.papers.cella:FIG3",
+    "tang-fig2": "impactbandits.experiments.papers.tang:FIG2",
+    "tang-fig3": "impactbandits.experiments.papers.tang:FIG3",
 }
 
 

@@ -1,0 +1,152 @@
+"""Tang, Ho & Liu (2021), "Bandit Learning with Delayed Impact of Actions" (NeurIPS): the
+registered figures. The paper gives no simulation constants (REPRODUCTION.md §2); ours are:
+
+* Instances: the police model (Eq. 4), r_k(f) = high_k − f·(high_k − low_k), with
+  high = linspace(0.9, 0.6, K), low = linspace(0.3, 0.45, K) — for K = 2, high = (0.9, 0.6)…
+  we use (0.9, 0.8) and (0.3, 0.4) for K = 2 so that the optimum p* ≈ (0.45, 0.55) is interior
+  (where Lemma 3.1 makes base-arm bandits fail). Independent activation (§2).
+* Learners: AD-UCB (Algorithm 1) and the phased HD-UCB (Algorithms 2–3) with the theory's
+  defaults (ε = (ln T/T)^{1/3} resp. (ln(ηT)/(ηT))^{1/3}; s_a, L from Theorem 5.1; η = 0.5);
+  baselines: CUCB over the discretized arms and EXP3 over the meta-arms (panel a), and UCB1,
+  EXP3, D-UCB, SW-UCB over the base arms as one-hot meta-arms.
+* ``tang-fig2``: (a) γ = 0, (b–d) γ = 0.2, 0.4, 0.6; T = 5000, 20 seeds.
+* ``tang-fig3``: (a–c) K = 3, 4, 5 at γ = 0.2; (d) η ∈ {0.2, 0.4, 0.6, 0.8} with K = 2,
+  γ = 0.4; T = 5000, 20 seeds.
+
+Panels show cumulative regret against rounds with 95% bands. ``--quick``: T = 1500, 4 seeds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure as MplFigure
+
+from impactbandits.experiments.figures import Figure
+from impactbandits.experiments.spec import ExperimentSpec
+
+FULL_T, QUICK_T = 5_000, 1_500
+FULL_SEEDS, QUICK_SEEDS = 20, 4
+GAMMAS = (0.2, 0.4, 0.6)
+KS = (3, 4, 5)
+ETAS = (0.2, 0.4, 0.6, 0.8)
+
+
+def police(k: int) -> dict[str, Any]:
+    if k == 2:
+        return {"high": [0.9, 0.8], "low": [0.3, 0.4]}
+    return {
+        "high": np.round(np.linspace(0.9, 0.6, k), 4).tolist(),
+        "low": np.round(np.linspace(0.3, 0.45, k), 4).tolist(),
+    }
+
+
+def _base(label: str, kind: str, only: list[str], **params: Any) -> dict[str, Any]:
+    return {
+        "kind": "one-hot",
+        "label": label,
+        "base": kind,
+        "base_params": params,
+        "environments": only,
+    }
+
+
+def _spec(
+    name: str,
+    description: str,
+    envs: list[dict[str, Any]],
+    policies: list[dict[str, Any]],
+    quick: bool,
+) -> ExperimentSpec:
+    return ExperimentSpec.create(
+        name=name + ("-quick" if quick else ""),
+        description=description,
+        environments=envs,
+        policies=policies,
+        horizons=[QUICK_T if quick else FULL_T],
+        seeds=QUICK_SEEDS if quick else FULL_SEEDS,
+        checkpoints=60,
+    )
+
+
+def fig2(quick: bool) -> ExperimentSpec:
+    a = "(a) action-dependent, γ = 0"
+    history = [f"({'bcd'[i]}) γ = {g}" for i, g in enumerate(GAMMAS)]
+    envs = [{"kind": "impact", "label": a, "gamma": 0.0, **police(2)}]
+    envs += [
+        {"kind": "impact", "label": label, "gamma": g, **police(2)}
+        for label, g in zip(history, GAMMAS, strict=True)
+    ]
+    policies = [
+        {"kind": "ad-ucb", "label": "ours (AD-UCB)", "environments": [a]},
+        {"kind": "cucb", "label": "CUCB", "environments": [a]},
+        {"kind": "exp3-meta", "label": "EXP3 (meta-arms)", "environments": [a]},
+        _base("UCB1", "ucb1", [a]),
+        {"kind": "hd-ucb", "label": "ours (HD-UCB)", "environments": history},
+        _base("EXP3", "exp3", history),
+        _base("D-UCB", "d-ucb", history),
+        _base("SW-UCB", "sw-ucb", history),
+    ]
+    return _spec("tang-fig2", "Tang et al. Figure 2.", envs, policies, quick)
+
+
+def fig3(quick: bool) -> ExperimentSpec:
+    panels = [f"({'abc'[i]}) K = {k}, γ = 0.2" for i, k in enumerate(KS)]
+    envs = [
+        {"kind": "impact", "label": label, "gamma": 0.2, **police(k)}
+        for label, k in zip(panels, KS, strict=True)
+    ]
+    d = "(d) K = 2, γ = 0.4"
+    envs.append({"kind": "impact", "label": d, "gamma": 0.4, **police(2)})
+    policies = [
+        {"kind": "hd-ucb", "label": "ours (HD-UCB)", "environments": panels},
+        _base("EXP3", "exp3", panels),
+        _base("D-UCB", "d-ucb", panels),
+        _base("SW-UCB", "sw-ucb", panels),
+    ]
+    policies += [
+        {"kind": "hd-ucb", "label": f"HD-UCB η = {eta}", "eta": eta, "environments": [d]}
+        for eta in ETAS
+    ]
+    return _spec("tang-fig3", "Tang et al. Figure 3.", envs, policies, quick)
+
+
+def render(run_dir: Path) -> list[Path]:
+    """One panel per environment: cumulative regret against rounds."""
+    from impactbandits.experiments.plots import plot_metric_vs_time
+    from impactbandits.experiments.store import Store
+    from impactbandits.experiments.tidy import tidy_table
+
+    run_dir = Path(run_dir)
+    with Store.open_existing(run_dir) as store:
+        spec = store.spec()
+    table = tidy_table(run_dir, trajectories=True)
+    labels = [env.label for env in spec.environments]
+    fig = MplFigure(figsize=(4.8 * len(labels), 4), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(1, len(labels)))
+    for ax, label in zip(axes, labels, strict=True):
+        plot_metric_vs_time(table, ax, metric="regret", environment=label)
+        ax.set_title(label)
+    fig.suptitle(spec.name)
+    path = run_dir / "figures" / f"{spec.name}.png"
+    path.parent.mkdir(exist_ok=True)
+    fig.savefig(path, dpi=100)
+    return [path]
+
+
+FIG2 = Figure(
+    "tang-fig2",
+    "AD-UCB and phased HD-UCB against baselines for γ = 0 … 0.6",
+    "Tang, Ho & Liu 2021, Figure 2",
+    fig2,
+    render,
+)
+FIG3 = Figure(
+    "tang-fig3",
+    "Growing K, and the estimation ratio η",
+    "Tang, Ho & Liu 2021, Figure 3",
+    fig3,
+    render,
+)

@@ -1,0 +1,286 @@
+"""Policies for Tang, Ho & Liu (2021): learners over meta-arms (probability vectors).
+
+* :class:`ActionDependentUCB` — Algorithm 1 (γ = 0 setting);
+* :class:`HistoryDependentUCB` — the reduction template (Algorithm 2) with Algorithm 3;
+* :class:`CombinatorialUCB` — CUCB over the discretized arms, and :class:`MetaEXP3` — EXP3 over
+  the meta-arms (the paper's baselines for Figure 2a);
+* :class:`OneHot` — any library policy over the K base arms, acting on the simplex by playing
+  the one-hot meta-arm of its chosen arm (the paper's UCB1 / EXP3 / D-UCB / SW-UCB baselines:
+  "a pull = a one-hot meta-arm"). With one-hot vectors only the chosen group can be activated,
+  so the round's reward is that group's reward.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+
+from impactbandits.core.feedback import Feedback
+from impactbandits.core.policy import Policy, SimplePolicy
+from impactbandits.core.random import BatchRNG
+from impactbandits.core.spaces import ActionSpace, Discrete
+from impactbandits.errors import SpecError
+from impactbandits.params import PositiveInt
+
+__all__ = [
+    "ActionDependentUCB",
+    "CombinatorialUCB",
+    "HistoryDependentUCB",
+    "MetaEXP3",
+    "OneHot",
+    "theory_resolution",
+]
+
+
+class OneHot(Policy):
+    """Run the discrete policy ``base`` (with ``base_params``) over the groups as base arms."""
+
+    action_kinds = ("simplex",)
+
+    def __init__(self, base: str = "ucb1", base_params: dict[str, Any] | None = None) -> None:
+        from impactbandits.registry import build_policy, resolve, validate_params
+
+        params = validate_params(resolve("policy", base, "base"), base_params or {}, "base_params")
+        self.base, self.base_params = base, params
+        self._inner = build_policy(base, params)
+        if "discrete" not in self._inner.action_kinds:
+            raise SpecError("base", f"{base!r} does not play discrete arms")
+
+    @property
+    def requires_horizon(self) -> bool:
+        return self._inner.requires_horizon
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        self.k = space.n
+        self._inner.reset(Discrete(space.n), horizon, rng)
+        self._eye = np.eye(space.n)
+
+    def select(self) -> np.ndarray:
+        self._arms = self._inner.select()
+        return self._eye[self._arms]
+
+    def update(self, actions: np.ndarray, feedback: Feedback) -> None:
+        self._inner.update(self._arms, Feedback(feedback.reward))
+
+
+def theory_resolution(horizon: int, eta: float = 1.0) -> int:
+    """1/ε with ε = (ln(ηT)/(ηT))^{1/3} (Theorems 4.2 and 5.1; η = 1 for Algorithm 1),
+    rounded up so that 1/ε is an integer."""
+    n = max(eta * horizon, 3.0)
+    return max(1, math.ceil((n / math.log(n)) ** (1 / 3)))
+
+
+def _importance_weighted(feedback: Feedback, p: np.ndarray, mode: str) -> np.ndarray:
+    """Eq. (5): r_t/p_k for activated groups, 0 otherwise (allocation mode: r_t as observed)."""
+    observed = np.asarray(feedback.observed, dtype=float)
+    if mode == "allocation":
+        return np.nan_to_num(observed)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.isnan(observed), 0.0, observed / p)
+
+
+class _GridLearner(SimplePolicy):
+    """Per discretized arm (group k, level j: p_k = j/M, j = 1..M) sums and counts."""
+
+    action_kinds = ("simplex",)
+
+    def __init__(self, resolution: PositiveInt | None = None) -> None:
+        self.resolution = resolution
+
+    @property
+    def requires_horizon(self) -> bool:  # type: ignore[override]
+        return self.resolution is None
+
+    def _setup(self, space: ActionSpace, horizon: int | None, eta: float = 1.0) -> None:
+        self.k = space.n
+        fixed = getattr(space, "resolution", None)
+        if fixed is not None and self.resolution is not None and fixed % self.resolution:
+            raise SpecError(
+                "resolution",
+                f"1/ε = {self.resolution} does not divide the environment's grid 1/ε = {fixed}",
+            )
+        if self.resolution is not None:
+            self.M = int(self.resolution)
+        elif fixed is not None:
+            self.M = int(fixed)  # the environment fixes the ε-grid
+        elif horizon is None:
+            raise SpecError("resolution", "give 1/ε or a horizon to derive it from")
+        else:
+            self.M = theory_resolution(horizon, eta)
+        self.M = max(self.M, self.k)  # positive parts need 1/ε ≥ K
+        self.mode = space.known.get("feedback", "independent")
+        self.sums = np.zeros((self.k, self.M))
+        self.counts = np.zeros((self.k, self.M))
+        self.levels = np.arange(1, self.M + 1) / self.M
+        self.rows = np.arange(self.k)
+
+    def _means(self) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.counts > 0, self.sums / self.counts, 0.0)
+
+    def _record(self, chosen: np.ndarray, feedback: Feedback) -> None:
+        p = (chosen + 1) / self.M
+        self.sums[self.rows, chosen] += _importance_weighted(feedback, p, self.mode)
+        self.counts[self.rows, chosen] += 1.0
+
+
+class ActionDependentUCB(_GridLearner):
+    """Action-Dependent UCB (Tang et al. 2021, Algorithm 1).
+
+    Discretise each group's share into levels ε, 2ε, …, 1 (ε = 1/``resolution``; default from
+    Theorem 4.2, ε = (ln T/T)^{1/3}, horizon-aware). Every round, play
+    ``argmax_p Σ_k p_k r̄(p_k) + √(K ln t / min_k n(p_k))`` (Eq. 6) over the ε-grid of the simplex
+    — maximised exactly by :func:`~impactbandits.oracles.simplex.maximise_index` without
+    enumerating the compositions — and update every discretized arm of p with the
+    importance-weighted reward of Eq. (5). Discretized arms never played have an infinite
+    bonus, which realises the paper's initialisation (each is played once first).
+    """
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: np.random.Generator) -> None:
+        self._setup(space, horizon)
+        self.t = 0
+
+    def select(self) -> np.ndarray:
+        from impactbandits.oracles.simplex import maximise_index
+
+        self.t += 1
+        log_t = math.log(max(self.t, 2))
+        k = self.k
+
+        def bonus(c: np.ndarray) -> np.ndarray:
+            return np.sqrt(k * log_t / np.asarray(c, dtype=float))
+
+        levels, _ = maximise_index(self.levels * self._means(), self.counts, bonus)
+        self.chosen = np.asarray(levels, dtype=np.int64) - 1
+        return (self.chosen + 1) / self.M
+
+    def update(self, action: Any, feedback: Feedback) -> None:
+        self._record(self.chosen, feedback)
+
+
+class HistoryDependentUCB(_GridLearner):
+    """The reduction template (Tang et al. 2021, Algorithm 2) with History-Dependent UCB
+    (Algorithm 3).
+
+    Rounds are split into phases of L = ⌈s_a/(1 − η)⌉ rounds with the same meta-arm: an
+    approaching stage of s_a = ⌈ln(η^{1/3}/K)/ln γ⌉ rounds (f moves towards p) and an estimation
+    stage of L − s_a rounds whose importance-weighted rewards update the estimates. At the end of
+    each phase the next meta-arm maximises U_est(p) + err + √(3K ln t / min_k n_est(p_k)) with
+    err = K γ^{s_a}(L + 1) (a constant: it does not change the argmax). Defaults (Theorem 5.1):
+    η = 0.5, ε = (ln(ηT)/(ηT))^{1/3}; γ as the environment states it (``known``) unless given.
+    For γ = 0, s_a = 0 and L = 1 (Algorithm 1 with every round estimated).
+    """
+
+    def __init__(
+        self, resolution: PositiveInt | None = None, eta: float = 0.5, gamma: float | None = None
+    ) -> None:
+        super().__init__(resolution)
+        if not 0 < eta < 1:
+            raise SpecError("eta", f"must be in (0, 1), got {eta}")
+        self.eta, self.gamma = float(eta), gamma
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: np.random.Generator) -> None:
+        self._setup(space, horizon, self.eta)
+        gamma = self.gamma if self.gamma is not None else float(space.known.get("gamma", 0.0))
+        if gamma > 0:
+            self.s_a = max(1, math.ceil(math.log(self.eta ** (1 / 3) / self.k) / math.log(gamma)))
+        else:
+            self.s_a = 0
+        self.L = max(self.s_a + 1, math.ceil(self.s_a / (1.0 - self.eta)))
+        self.err = self.k * gamma**self.s_a * (self.L + 1)
+        self.t = 0
+        self.position = self.L  # forces a choice in the first round
+
+    def select(self) -> np.ndarray:
+        from impactbandits.oracles.simplex import maximise_index
+
+        self.t += 1
+        if self.position == self.L:
+            self.position = 0
+            log_t = math.log(max(self.t, 2))
+            k = self.k
+
+            def bonus(c: np.ndarray) -> np.ndarray:
+                return self.err + np.sqrt(3.0 * k * log_t / np.asarray(c, dtype=float))
+
+            levels, _ = maximise_index(self.levels * self._means(), self.counts, bonus)
+            self.chosen = np.asarray(levels, dtype=np.int64) - 1
+        self.position += 1
+        return (self.chosen + 1) / self.M
+
+    def update(self, action: Any, feedback: Feedback) -> None:
+        if self.position > self.s_a:  # estimation stage
+            self._record(self.chosen, feedback)
+
+
+class CombinatorialUCB(_GridLearner):
+    """CUCB over the discretized arms (Chen et al. 2016), Tang et al.'s combinatorial
+    baseline: every discretized arm (k, j) has index r̄ + √(1.5 ln t / n) (+∞ if unplayed) and
+    the meta-arm maximising Σ_k p_k·index(k, j_k) is played (exact DP over groups)."""
+
+    UNPLAYED = 1e6
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: np.random.Generator) -> None:
+        self._setup(space, horizon)
+        self.t = 0
+
+    def select(self) -> np.ndarray:
+        from impactbandits.oracles.simplex import best_fixed_policy
+
+        self.t += 1
+        with np.errstate(divide="ignore"):
+            index = self._means() + np.sqrt(1.5 * math.log(max(self.t, 2)) / self.counts)
+        index = np.where(self.counts > 0, index, self.UNPLAYED)
+        levels, _ = best_fixed_policy(self.levels * index)
+        self.chosen = np.asarray(levels, dtype=np.int64) - 1
+        return (self.chosen + 1) / self.M
+
+    def update(self, action: Any, feedback: Feedback) -> None:
+        self._record(self.chosen, feedback)
+
+
+#: EXP3 over meta-arms refuses grids with more meta-arms than this.
+MAX_META_ARMS = 50_000
+
+
+class MetaEXP3(_GridLearner):
+    """EXP3 (Auer et al. 2002b) over all meta-arms of the ε-grid (compositions of 1/ε into K
+    positive parts), reward = the round's total reward / K ∈ [0, 1]; γ tuned by Cor. 3.2 with
+    g = T. Horizon-aware; refuses more than :data:`MAX_META_ARMS` meta-arms."""
+
+    @property
+    def requires_horizon(self) -> bool:  # type: ignore[override]
+        return True
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: np.random.Generator) -> None:
+        if horizon is None:
+            raise SpecError("horizon", "exp3-meta needs the horizon")
+        self._setup(space, horizon)
+        count = math.comb(self.M - 1, self.k - 1)
+        if count > MAX_META_ARMS:
+            raise SpecError("resolution", f"{count} meta-arms; at most {MAX_META_ARMS}")
+        cuts = np.array(list(itertools.combinations(range(1, self.M), self.k - 1)), dtype=int)
+        bounds = np.concatenate(
+            [np.zeros((len(cuts), 1), int), cuts, np.full((len(cuts), 1), self.M)], axis=1
+        )
+        self.arms = np.diff(bounds, axis=1) / self.M
+        n = len(self.arms)
+        self.g = min(1.0, math.sqrt(n * math.log(n) / ((math.e - 1) * horizon))) if n > 1 else 1.0
+        self.log_w = np.zeros(n)
+        self.rng = rng
+
+    def select(self) -> np.ndarray:
+        w = np.exp(self.log_w - self.log_w.max())
+        self.p = (1 - self.g) * w / w.sum() + self.g / len(w)
+        self.index = int(
+            min(np.searchsorted(np.cumsum(self.p), self.rng.random() * self.p.sum()), len(w) - 1)
+        )
+        return self.arms[self.index]
+
+    def update(self, action: Any, feedback: Feedback) -> None:
+        reward = float(feedback.reward) / self.k
+        self.log_w[self.index] += self.g * reward / (self.p[self.index] * len(self.log_w))
+        self.log_w -= self.log_w.max()

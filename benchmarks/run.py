@@ -132,6 +132,7 @@ def main() -> None:
             "bench_spo.py",
             "bench_patil.py",
             "bench_pilow.py",
+            "bench_simplex.py",
         ):
             print(f"\n== {script}", flush=True)
             subprocess.run([sys.executable, str(HERE / script)], check=True)

@@ -1,8 +1,12 @@
-"""Fitted regret exponents over T ∈ [10³, 10⁵] for Tang et al.'s setting (police instance,
-K = 2, interior optimum p* ≈ 0.45): AD-UCB (γ = 0), the phased HD-UCB (γ = 0.2, 0.6) and UCB1
-over the base arms (one-hot meta-arms; Lemma 3.1 predicts linear regret).
+"""Fitted regret exponents over T ∈ [10³, 10⁵] for Tang et al.'s setting (police model, K = 2,
+interior optimum): AD-UCB (γ = 0), the phased HD-UCB (γ = 0.2, 0.6) and UCB1 over the base arms
+(one-hot meta-arms; Lemma 3.1 predicts linear regret).
 
-    .venv/bin/python benchmarks/tang_exponents.py [--seeds 3]
+Instances: ``sharp`` (default) high = (0.9, 0.9), low = (0.1, 0.1), p* = (1/2, 1/2);
+``flat`` high = (0.9, 0.8), low = (0.3, 0.4), p* ≈ (0.45, 0.55) — the figures' instance, much
+flatter around its optimum.
+
+    .venv/bin/python benchmarks/tang_exponents.py [--seeds 3] [--instance sharp|flat]
 """
 
 from __future__ import annotations
@@ -16,14 +20,19 @@ import numpy as np
 from impactbandits import ExperimentSpec, run_experiment, tidy_table
 
 HORIZONS = [1_000, 3_000, 10_000, 30_000, 100_000]
-INSTANCE = {"kind": "impact", "high": [0.9, 0.9], "low": [0.1, 0.1]}
+INSTANCES = {
+    "sharp": {"kind": "impact", "high": [0.9, 0.9], "low": [0.1, 0.1]},
+    "flat": {"kind": "impact", "high": [0.9, 0.8], "low": [0.3, 0.4]},
+}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--instance", choices=sorted(INSTANCES), default="sharp")
     args = parser.parse_args()
-    envs = [{**INSTANCE, "label": f"γ={g}", "gamma": g} for g in (0.0, 0.2, 0.6)]
+    instance = INSTANCES[args.instance]
+    envs = [{**instance, "label": f"γ={g}", "gamma": g} for g in (0.0, 0.2, 0.6)]
     spec = ExperimentSpec.create(
         name="tang-exponents",
         environments=envs,

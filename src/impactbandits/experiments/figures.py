@@ -12,11 +12,12 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from impactbandits.errors import SpecError
 from impactbandits.experiments.spec import ExperimentSpec
 
-__all__ = ["FIGURES", "Figure", "get_figure"]
+__all__ = ["FIGURES", "Figure", "get_figure", "scaled_spec"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,23 @@ FIGURES: Mapping[str, str] = {
     "tang-fig2": "impactbandits.experiments.papers.tang:FIG2",
     "tang-fig3": "impactbandits.experiments.papers.tang:FIG3",
 }
+
+
+def scaled_spec(
+    name: str,
+    quick: bool,
+    horizons: tuple[list[int], list[int]],
+    seeds: tuple[int, int],
+    **fields: Any,
+) -> ExperimentSpec:
+    """A figure's spec at full or ``--quick`` scale: ``horizons`` and ``seeds`` are
+    ``(full, quick)`` pairs; quick specs get the name suffix ``-quick`` (a different store)."""
+    return ExperimentSpec.create(
+        name=name + ("-quick" if quick else ""),
+        horizons=horizons[1] if quick else horizons[0],
+        seeds=seeds[1] if quick else seeds[0],
+        **fields,
+    )
 
 
 def get_figure(name: str) -> Figure:

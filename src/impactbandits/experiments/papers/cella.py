@@ -21,7 +21,7 @@ from typing import Any
 
 from matplotlib.figure import Figure as MplFigure
 
-from impactbandits.experiments.figures import Figure
+from impactbandits.experiments.figures import Figure, scaled_spec
 from impactbandits.experiments.spec import ExperimentSpec
 
 FIG2_MEANS = [0.0, 1 / 3, 2 / 3, 4 / 5, 13 / 15, 14 / 15, 1.0]
@@ -40,13 +40,14 @@ def _spec(
     policies: list[dict[str, Any]],
     quick: bool,
 ) -> ExperimentSpec:
-    return ExperimentSpec.create(
-        name=name + ("-quick" if quick else ""),
+    return scaled_spec(
+        name,
+        quick,
+        horizons=([FULL_T], [QUICK_T]),
+        seeds=(FULL_SEEDS, QUICK_SEEDS),
         description=description,
         environments=envs,
         policies=policies,
-        horizons=[QUICK_T if quick else FULL_T],
-        seeds=QUICK_SEEDS if quick else FULL_SEEDS,
         checkpoints=100,
     )
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
-from impactbandits.experiments.figures import Figure
+from impactbandits.experiments.figures import Figure, scaled_spec
 from impactbandits.experiments.spec import ExperimentSpec
 
 MEANS = [round(0.2 + 0.15 * i, 2) for i in range(6)]
@@ -44,13 +44,14 @@ def _env(fairness: str, lam: float) -> dict[str, Any]:
 
 
 def _spec(name: str, description: str, envs: list[dict[str, Any]], quick: bool) -> ExperimentSpec:
-    return ExperimentSpec.create(
-        name=name + ("-quick" if quick else ""),
+    return scaled_spec(
+        name,
+        quick,
+        horizons=(FULL_HORIZONS, QUICK_HORIZONS),
+        seeds=(FULL_SEEDS, QUICK_SEEDS),
         description=description,
         environments=envs,
         policies=[{"kind": "srum", "label": "SRUM"}],
-        horizons=QUICK_HORIZONS if quick else FULL_HORIZONS,
-        seeds=QUICK_SEEDS if quick else FULL_SEEDS,
     )
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
-from impactbandits.experiments.figures import Figure
+from impactbandits.experiments.figures import Figure, scaled_spec
 from impactbandits.experiments.spec import ExperimentSpec
 
 FULL_T, QUICK_T = 5_000, 1_500
@@ -60,13 +60,14 @@ def _spec(
     policies: list[dict[str, Any]],
     quick: bool,
 ) -> ExperimentSpec:
-    return ExperimentSpec.create(
-        name=name + ("-quick" if quick else ""),
+    return scaled_spec(
+        name,
+        quick,
+        horizons=([FULL_T], [QUICK_T]),
+        seeds=(FULL_SEEDS, QUICK_SEEDS),
         description=description,
         environments=envs,
         policies=policies,
-        horizons=[QUICK_T if quick else FULL_T],
-        seeds=QUICK_SEEDS if quick else FULL_SEEDS,
         checkpoints=60,
     )
 

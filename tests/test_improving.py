@@ -219,7 +219,7 @@ def test_patil_policy_through_the_batched_runner_matches_the_deterministic_loop(
     [
         ([[0.1, 0.3, 0.2]], "arm 0 decreases at index 2"),
         ([[0.1, 0.2, 0.4, 0.5]], "arm 0 has increasing returns at index 2"),
-        ([[0.1, 0.2], [0.5, 1.5]], "arm 1: value at index 1 is outside"),
+        ([[0.1, 0.2], [0.5, 1.5]], r"arm 1 has value 1.5 at pull 2 \(index 1\)"),
     ],
 )
 def test_imab_validation_names_arm_and_index(curves, message):

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from impactbandits.envs.rested import validate_curves
 from impactbandits.errors import SpecError
 
 __all__ = [
@@ -45,10 +46,7 @@ RATE_LOW, RATE_HIGH = 2.0, 200.0
 
 def validate_imab(curves: np.ndarray, field: str = "curves") -> np.ndarray:
     """Check bounded, nondecreasing and diminishing returns; one-line error otherwise."""
-    curves = np.asarray(curves, dtype=float)
-    if not np.all(np.isfinite(curves)) or curves.min() < 0 or curves.max() > 1:
-        arm, index = (int(x) for x in np.argwhere(~((curves >= 0) & (curves <= 1)))[0])
-        raise SpecError(field, f"arm {arm}: value at index {index} is outside [0, 1]")
+    curves = validate_curves(curves, field)  # finite, within [0, 1]
     step = np.diff(curves, axis=1)
     falling = step < -IMAB_TOLERANCE
     if falling.any():

@@ -27,29 +27,17 @@ from impactbandits.experiments.spec import ExperimentSpec
 FIG2_MEANS = [0.0, 1 / 3, 2 / 3, 4 / 5, 13 / 15, 14 / 15, 1.0]
 FULL_T, QUICK_T = 500_000, 20_000
 FULL_SEEDS, QUICK_SEEDS = 5, 3
+CHECKPOINTS = 100
+#: horizons and seeds as (full, quick) pairs, for :func:`scaled_spec`
+SCALE: dict[str, Any] = {
+    "horizons": ([FULL_T], [QUICK_T]),
+    "seeds": (FULL_SEEDS, QUICK_SEEDS),
+    "checkpoints": CHECKPOINTS,
+}
 LEARNERS: list[dict[str, Any]] = [
     {"kind": "pi-low", "label": "π_low"},
     {"kind": "pi-ucb", "label": "π_ucb"},
 ]
-
-
-def _spec(
-    name: str,
-    description: str,
-    envs: list[dict[str, Any]],
-    policies: list[dict[str, Any]],
-    quick: bool,
-) -> ExperimentSpec:
-    return scaled_spec(
-        name,
-        quick,
-        horizons=([FULL_T], [QUICK_T]),
-        seeds=(FULL_SEEDS, QUICK_SEEDS),
-        description=description,
-        environments=envs,
-        policies=policies,
-        checkpoints=100,
-    )
 
 
 def fig2(quick: bool) -> ExperimentSpec:
@@ -62,7 +50,15 @@ def fig2(quick: bool) -> ExperimentSpec:
         "switching_cost": 1.0,
     }
     policies = [*LEARNERS, {"kind": "ucb1", "label": "UCB1 (arms)"}]
-    return _spec("cella-fig2", "Cella & Cesa-Bianchi Figure 2.", [env], policies, quick)
+
+    return scaled_spec(
+        "cella-fig2",
+        quick,
+        description="Cella & Cesa-Bianchi Figure 2.",
+        environments=[env],
+        policies=policies,
+        **SCALE,
+    )
 
 
 def fig3(quick: bool) -> ExperimentSpec:
@@ -71,7 +67,14 @@ def fig3(quick: bool) -> ExperimentSpec:
         {**base, "label": "g(1) = g(2), unit switching cost", "switching_cost": 1.0},
         {**base, "label": "g(1) = g(2), no switching cost", "switching_cost": 0.0},
     ]
-    return _spec("cella-fig3", "Cella & Cesa-Bianchi Figure 3.", envs, LEARNERS, quick)
+    return scaled_spec(
+        "cella-fig3",
+        quick,
+        description="Cella & Cesa-Bianchi Figure 3.",
+        environments=envs,
+        policies=LEARNERS,
+        **SCALE,
+    )
 
 
 def render(run_dir: Path) -> list[Path]:

@@ -29,6 +29,13 @@ from impactbandits.experiments.spec import ExperimentSpec
 
 FULL_T, QUICK_T = 5_000, 1_500
 FULL_SEEDS, QUICK_SEEDS = 20, 4
+CHECKPOINTS = 60
+#: horizons and seeds as (full, quick) pairs, for :func:`scaled_spec`
+SCALE: dict[str, Any] = {
+    "horizons": ([FULL_T], [QUICK_T]),
+    "seeds": (FULL_SEEDS, QUICK_SEEDS),
+    "checkpoints": CHECKPOINTS,
+}
 GAMMAS = (0.2, 0.4, 0.6)
 KS = (3, 4, 5)
 ETAS = (0.2, 0.4, 0.6, 0.8)
@@ -53,25 +60,6 @@ def _base(label: str, kind: str, only: list[str], **params: Any) -> dict[str, An
     }
 
 
-def _spec(
-    name: str,
-    description: str,
-    envs: list[dict[str, Any]],
-    policies: list[dict[str, Any]],
-    quick: bool,
-) -> ExperimentSpec:
-    return scaled_spec(
-        name,
-        quick,
-        horizons=([FULL_T], [QUICK_T]),
-        seeds=(FULL_SEEDS, QUICK_SEEDS),
-        description=description,
-        environments=envs,
-        policies=policies,
-        checkpoints=60,
-    )
-
-
 def fig2(quick: bool) -> ExperimentSpec:
     a = "(a) action-dependent, γ = 0"
     history = [f"({'bcd'[i]}) γ = {g}" for i, g in enumerate(GAMMAS)]
@@ -90,7 +78,15 @@ def fig2(quick: bool) -> ExperimentSpec:
         _base("D-UCB", "d-ucb", history),
         _base("SW-UCB", "sw-ucb", history),
     ]
-    return _spec("tang-fig2", "Tang et al. Figure 2.", envs, policies, quick)
+
+    return scaled_spec(
+        "tang-fig2",
+        quick,
+        description="Tang et al. Figure 2.",
+        environments=envs,
+        policies=policies,
+        **SCALE,
+    )
 
 
 def fig3(quick: bool) -> ExperimentSpec:
@@ -111,7 +107,14 @@ def fig3(quick: bool) -> ExperimentSpec:
         {"kind": "hd-ucb", "label": f"HD-UCB η = {eta}", "eta": eta, "environments": [d]}
         for eta in ETAS
     ]
-    return _spec("tang-fig3", "Tang et al. Figure 3.", envs, policies, quick)
+    return scaled_spec(
+        "tang-fig3",
+        quick,
+        description="Tang et al. Figure 3.",
+        environments=envs,
+        policies=policies,
+        **SCALE,
+    )
 
 
 def render(run_dir: Path) -> list[Path]:

@@ -1,12 +1,12 @@
-"""Fitted regret exponents over T ∈ [10³, 10⁵] for Tang et al.'s setting (police model, K = 2,
-interior optimum): AD-UCB (γ = 0), the phased HD-UCB (γ = 0.2, 0.6) and UCB1 over the base arms
+"""Fitted regret exponents over T ∈ [10³, 10⁵] for Tang et al.'s setting (K = 2, interior
+optimum): AD-UCB (γ = 0), the phased HD-UCB (γ = 0.2, 0.6) and UCB1 over the base arms
 (one-hot meta-arms; Lemma 3.1 predicts linear regret).
 
-Instances: ``sharp`` (default) high = (0.9, 0.9), low = (0.1, 0.1), p* = (1/2, 1/2);
-``flat`` high = (0.9, 0.8), low = (0.3, 0.4), p* ≈ (0.45, 0.55) — the figures' instance, much
-flatter around its optimum.
+Instances: ``impactbandits.experiments.papers.tang.EXPONENT_INSTANCES`` (``figures``, ``sharp``,
+``peaked``, ``plateau``; see their documentation). Prints the least-squares slope of
+log(mean regret) on log T and the local slopes between consecutive horizons.
 
-    .venv/bin/python benchmarks/tang_exponents.py [--seeds 3] [--instance sharp|flat]
+    .venv/bin/python benchmarks/tang_exponents.py [--seeds 5] [--instance plateau peaked ...]
 """
 
 from __future__ import annotations
@@ -18,26 +18,20 @@ import time
 import numpy as np
 
 from impactbandits import ExperimentSpec, run_experiment, tidy_table
+from impactbandits.experiments.papers.tang import EXPONENT_INSTANCES
 
 HORIZONS = [1_000, 3_000, 10_000, 30_000, 100_000]
-INSTANCES = {
-    "sharp": {"kind": "impact", "high": [0.9, 0.9], "low": [0.1, 0.1]},
-    "flat": {"kind": "impact", "high": [0.9, 0.8], "low": [0.3, 0.4]},
-}
+GAMMAS = (0.0, 0.2, 0.6)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--instance", choices=sorted(INSTANCES), default="sharp")
-    args = parser.parse_args()
-    instance = INSTANCES[args.instance]
-    envs = [{**instance, "label": f"γ={g}", "gamma": g} for g in (0.0, 0.2, 0.6)]
+def exponents(instance: str, seeds: int) -> None:
+    params = EXPONENT_INSTANCES[instance]
+    envs = [{"kind": "impact", "label": f"γ={g}", "gamma": g, **params} for g in GAMMAS]
     spec = ExperimentSpec.create(
-        name="tang-exponents",
+        name=f"tang-exponents-{instance}",
         environments=envs,
         horizons=HORIZONS,
-        seeds=args.seeds,
+        seeds=seeds,
         checkpoints=5,
         policies=[
             {"kind": "ad-ucb", "label": "AD-UCB", "environments": ["γ=0.0"]},
@@ -50,12 +44,26 @@ def main() -> None:
         run_experiment(spec, out, backend="process")
         seconds = time.perf_counter() - start
         table = tidy_table(out)
-    print(f"{'environment':10} {'policy':18} {'exponent':>9}   mean regret at T = {HORIZONS}")
+    print(f"\ninstance {instance!r} {params}, {seeds} seeds ({seconds:.0f} s)")
+    print(f"{'environment':10} {'policy':18} {'exponent':>8}  local slopes / mean regret")
     for (env, policy), rows in table.groupby(["environment", "policy"], observed=True):
         mean = rows.groupby("horizon")["regret"].mean()
-        slope = np.polyfit(np.log(mean.index), np.log(np.maximum(mean.to_numpy(), 1e-9)), 1)[0]
-        print(f"{env!s:10} {policy!s:18} {slope:9.3f}   {np.round(mean.to_numpy(), 1).tolist()}")
-    print(f"({seconds:.0f} s)")
+        x = np.log(mean.index.to_numpy(dtype=float))
+        y = np.log(np.maximum(mean.to_numpy(), 1e-9))
+        slope = np.polyfit(x, y, 1)[0]
+        local = np.round(np.diff(y) / np.diff(x), 2).tolist()
+        print(f"{env!s:10} {policy!s:18} {slope:8.3f}  {local} {np.round(mean, 1).tolist()}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument(
+        "--instance", nargs="+", choices=sorted(EXPONENT_INSTANCES), default=["plateau", "peaked"]
+    )
+    args = parser.parse_args()
+    for instance in args.instance:
+        exponents(instance, args.seeds)
 
 
 if __name__ == "__main__":

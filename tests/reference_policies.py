@@ -7,6 +7,7 @@ so on the same seeds the two must take the same actions.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -115,3 +116,88 @@ class FixedArm(SimplePolicy):
 
     def update(self, action, feedback):
         pass
+
+
+def _meta_arms(k, m):
+    """Every level vector (j_1..j_K), j_k ≥ 1, Σ j_k = m, in lexicographic order."""
+    return [c for c in itertools.product(range(1, m + 1), repeat=k) if sum(c) == m]
+
+
+class ReferenceActionDependentUCB(SimplePolicy):
+    """Tang et al. (2021), Algorithm 1 with Eq. (5)–(6), enumerating every meta-arm.
+
+    UCB_t(p) = Σ_k p_k r̄(p_k) + sqrt(K ln t / min_k n(p_k)); a meta-arm holding a never-played
+    discretized arm has UCB +∞ (initialisation), and among those the largest Σ_k p_k r̄(p_k)
+    is played. Ties: the lexicographically first meta-arm.
+    """
+
+    def __init__(self, resolution):
+        self.m = resolution
+
+    def reset(self, space, horizon, rng):
+        self.k = space.n
+        self.t = 0
+        self.arms = _meta_arms(self.k, self.m)
+        self.sums = {}
+        self.counts = {}
+
+    def _mean(self, k, j):
+        n = self.counts.get((k, j), 0)
+        return self.sums[(k, j)] / n if n else 0.0
+
+    def _index(self, arm, log_t, scale):
+        score = sum(j / self.m * self._mean(k, j) for k, j in enumerate(arm))
+        least = min(self.counts.get((k, j), 0) for k, j in enumerate(arm))
+        if least == 0:
+            return math.inf, score
+        return score + math.sqrt(scale * log_t / least), score
+
+    def _argmax(self, log_t, scale):
+        best, best_key = None, None
+        for arm in self.arms:
+            value, score = self._index(arm, log_t, scale)
+            key = (value, score if math.isinf(value) else 0.0)
+            if best_key is None or key > best_key:
+                best, best_key = arm, key
+        return best
+
+    def select(self):
+        self.t += 1
+        self.arm = self._argmax(math.log(max(self.t, 2)), self.k)
+        return np.array(self.arm) / self.m
+
+    def _record(self, feedback):
+        for k, j in enumerate(self.arm):
+            observed = float(feedback.observed[k])
+            weighted = 0.0 if math.isnan(observed) else observed / (j / self.m)
+            self.sums[(k, j)] = self.sums.get((k, j), 0.0) + weighted
+            self.counts[(k, j)] = self.counts.get((k, j), 0) + 1
+
+    def update(self, action, feedback):
+        self._record(feedback)
+
+
+class ReferenceHistoryDependentUCB(ReferenceActionDependentUCB):
+    """Tang et al. (2021), Algorithm 2 (phases of L = ⌈s_a/(1 − η)⌉ rounds, the first s_a of them
+    approaching) with Algorithm 3 (bonus sqrt(3K ln t / min n_est); the constant err is left
+    out: it shifts every UCB equally), s_a = ⌈ln(η^{1/3}/K)/ln γ⌉ (at least 1)."""
+
+    def __init__(self, resolution, eta, gamma):
+        super().__init__(resolution)
+        self.eta, self.gamma = eta, gamma
+
+    def reset(self, space, horizon, rng):
+        super().reset(space, horizon, rng)
+        self.s_a = max(1, math.ceil(math.log(self.eta ** (1 / 3) / self.k) / math.log(self.gamma)))
+        self.L = max(self.s_a + 1, math.ceil(self.s_a / (1 - self.eta)))
+
+    def select(self):
+        self.t += 1
+        self.round_in_phase = (self.t - 1) % self.L + 1
+        if self.round_in_phase == 1:
+            self.arm = self._argmax(math.log(max(self.t, 2)), 3 * self.k)
+        return np.array(self.arm) / self.m
+
+    def update(self, action, feedback):
+        if self.round_in_phase > self.s_a:
+            self._record(feedback)

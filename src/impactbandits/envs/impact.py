@@ -1,14 +1,19 @@
 """Delayed impact of actions (Tang, Ho & Liu 2021, §2): meta-arms on the simplex.
 
 K groups. An action is a probability vector p(t) (``Simplex`` space, optionally restricted to
-the ε-grid with ``resolution`` = 1/ε). The impact on group k is the γ-discounted average of its
-past and current shares (Eq. 2)::
+the ε-grid with ``resolution`` = 1/ε). By default (``impact="discounted"``) the impact on group k
+is the γ-discounted average of its past and current shares (Eq. 2)::
 
     f_k(t) = Σ_{s≤t} p_k(s) γ^{t−s} / Σ_{s≤t} γ^{t−s}      (γ = 0: f(t) = p(t), action-dependent)
 
-kept as two running sums (O(K) per round). A group's reward, when observed, is Bernoulli with
-mean r_k(f_k(t)) (common random numbers per (replication, group, round)); the expected reward
-of the round is Σ_k p_k r_k(f_k(t)) (Eq. 1). Feedback modes:
+kept as two running sums (O(K) per round). Any impact function meeting §5.2's convergence
+condition |f_k(t+s) − g(p_k)| ≤ γ^s can be plugged in: ``impact="smoothed"`` (built in) or
+``"module:Class"`` with ``impact_params`` (see :mod:`impactbandits.envs.impact_functions`; the
+condition is probed when the environment is built). A fixed p then earns Σ_k p_k r_k(g(p_k)).
+
+A group's reward, when observed, is Bernoulli with mean r_k(f_k(t)) (common random numbers per
+(replication, group, round)); the expected reward of the round is Σ_k p_k r_k(f_k(t)) (Eq. 1).
+Feedback modes:
 
 * ``"independent"`` (default, §2): each group is activated independently with probability p_k;
   only activated groups are observed and their rewards summed;
@@ -19,20 +24,26 @@ of the round is Σ_k p_k r_k(f_k(t)) (Eq. 1). Feedback modes:
 Reward families r_k(f), all Lipschitz with values in [0, 1]:
 
 * ``"police"`` (Eq. 4, default): r_k(f) = high_k − f·(high_k − low_k) — a district's crime rate
-  falls with patrol; crimes caught p_k·r_k;
+  falls with patrol; crimes caught p_k·r_k. Optional ``start``/``stop`` (default 0 and 1 per
+  group) make it saturate: r_k(f) = high_k − (high_k − low_k)·clip((f − start_k)/(stop_k −
+  start_k), 0, 1) — patrol below ``start`` deters nothing, above ``stop`` nothing more
+  (Lipschitz (high_k − low_k)/(stop_k − start_k); Eq. 4 is start = 0, stop = 1);
 * ``"linear"``: r_k(f) = clip(intercept_k + slope_k·f);
 * ``"concave"``: r_k(f) = clip(intercept_k + slope_k·√f) (diminishing returns of attention);
 * ``"fico"``: r_k(f) = the repay probability of group k's median applicant after a score gain of
   f·75 points (a repaid loan's +75 of Liu et al. 2018), from the FICO tables — more lending
   raises the group's creditworthiness.
 
-Regret (Eq. 3) is against the best fixed policy p*: a fixed p keeps f(t) = p exactly, so its
-expected cumulative reward is t·Σ_k p_k r_k(p_k) (oracle ``best_fixed_policy``).
+Regret (Eq. 3) is against the best fixed policy p*: under Eq. (2) a fixed p keeps f(t) = p
+exactly, so its expected cumulative reward is t·Σ_k p_k r_k(p_k) (oracle
+``best_fixed_policy``); under another impact function the oracle uses the limit
+Σ_k p_k r_k(g(p_k)) per round (the §5.2 benchmark).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import importlib
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -40,6 +51,12 @@ from pydantic import Field
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Simplex
+from impactbandits.envs.impact_functions import (
+    DiscountedAverage,
+    ImpactFunction,
+    Smoothed,
+    check_convergence,
+)
 from impactbandits.errors import SpecError
 from impactbandits.params import PositiveInt, Probability
 
@@ -65,8 +82,16 @@ class ImpactBandit(Environment):
         resolution: PositiveInt | None = None,
         feedback: Literal["independent", "single", "allocation"] = "independent",
         groups: PositiveInt | None = None,
+        start: list[Probability] | None = None,
+        stop: list[Probability] | None = None,
+        impact: str = "discounted",
+        impact_params: dict[str, Any] | None = None,
     ) -> None:
-        self.family, self.gamma, self.feedback = family, float(gamma), feedback
+        self.family, self.feedback = family, feedback
+        self.impact = _impact_function(impact, impact_params or {}, float(gamma))
+        self.gamma = float(self.impact.rate)
+        if family != "police" and (start is not None or stop is not None):
+            raise SpecError("start", "'start' and 'stop' belong to the police family")
         if family == "police":
             if high is None or low is None or len(high) != len(low):
                 raise SpecError("high", "the police family needs 'high' and 'low' per group")
@@ -74,6 +99,14 @@ class ImpactBandit(Environment):
                 raise SpecError("low", "each group needs low <= high (crime rate falls)")
             self.a = np.asarray(high, dtype=float)
             self.b = np.asarray(low, dtype=float) - self.a
+            self._start = np.zeros(len(high)) if start is None else np.asarray(start, float)
+            stops = np.ones(len(high)) if stop is None else np.asarray(stop, float)
+            for name, given in (("start", start), ("stop", stop)):
+                if given is not None and len(given) != len(high):
+                    raise SpecError(name, f"needs one value per group ({len(high)})")
+            if np.any(stops <= self._start):
+                raise SpecError("stop", "each group needs start < stop (both in [0, 1])")
+            self._width = stops - self._start
         elif family in ("linear", "concave"):
             if intercept is None or slope is None or len(intercept) != len(slope):
                 raise SpecError("intercept", f"the {family} family needs 'intercept' and 'slope'")
@@ -95,6 +128,7 @@ class ImpactBandit(Environment):
                 for i, g in enumerate(self._fico_groups)
             ]
         k = self.a.size
+        check_convergence(self.impact, k)
         self._space = Simplex(
             k, known={"gamma": self.gamma, "feedback": feedback}, resolution=resolution
         )
@@ -116,7 +150,9 @@ class ImpactBandit(Environment):
     def reward_function(self, f: np.ndarray) -> np.ndarray:
         """r_k(f_k) for an array whose last axis is the group."""
         f = np.asarray(f, dtype=float)
-        if self.family in ("police", "linear"):
+        if self.family == "police":
+            return self.a + self.b * np.clip((f - self._start) / self._width, 0.0, 1.0)
+        if self.family == "linear":
             return np.clip(self.a + self.b * f, 0.0, 1.0)
         if self.family == "concave":
             return np.clip(self.a + self.b * np.sqrt(np.clip(f, 0.0, 1.0)), 0.0, 1.0)
@@ -130,31 +166,31 @@ class ImpactBandit(Environment):
             )
         return out
 
+    def stationary_reward(self, shares: np.ndarray) -> np.ndarray:
+        """r_k(g(p_k)): the mean reward of group k when share p_k is held (g = identity under
+        Eq. 2)."""
+        return self.reward_function(self.impact.limit(np.asarray(shares, dtype=float)))
+
     def fixed_value(self, p: np.ndarray) -> np.ndarray:
-        """Σ_k p_k r_k(p_k): per-round expected reward of keeping p fixed (f = p)."""
+        """Σ_k p_k r_k(g(p_k)): per-round expected reward of keeping p fixed (f = p under Eq. 2)."""
         p = np.asarray(p, dtype=float)
-        return (p * self.reward_function(p)).sum(axis=-1)
+        return (p * self.stationary_reward(p)).sum(axis=-1)
 
     def reset(self, random: EnvironmentRandom) -> None:
         size, k = random.size, self._space.n
-        self._num = np.zeros((size, k))
-        self._den = np.zeros((size, 1))
+        self._state = self.impact.initial(size, k)
+        self._replications = size
         self._activation = random.noise(k, stream=0)
         self._payoff = random.noise(k, stream=1)
         self._t = 0
 
-    def _impact(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        num = self.gamma * self._num + actions
-        den = self.gamma * self._den + 1.0
-        return num, den
-
     def expected_reward(self, actions: np.ndarray) -> np.ndarray:
-        num, den = self._impact(actions)
-        return (actions * self.reward_function(num / den)).sum(axis=1)
+        _, f = self.impact.advance(self._state, actions)
+        return (actions * self.reward_function(f)).sum(axis=1)
 
     def step(self, actions: np.ndarray) -> Outcome:
-        num, den = self._impact(actions)
-        means = self.reward_function(num / den)
+        state, f = self.impact.advance(self._state, actions)
+        means = self.reward_function(f)
         expected = (actions * means).sum(axis=1)
         paid = (self._payoff.row(self._t) < means).astype(float)
         u = self._activation.row(self._t)
@@ -172,6 +208,36 @@ class ImpactBandit(Environment):
             reward = (actions * np.nan_to_num(observed)).sum(axis=1)
         else:
             reward = np.nansum(observed, axis=1)
-        self._num, self._den = num, den
+        self._state = state
         self._t += 1
         return Outcome(Feedback(reward, observed), expected)
+
+
+def _impact_function(name: str, params: dict[str, Any], gamma: float) -> ImpactFunction:
+    """Build the ``impact`` field: a built-in name (rate γ = ``gamma``) or ``"module:Class"``."""
+    if name == "discounted":
+        if params:
+            raise SpecError("impact_params", "the discounted average (Eq. 2) takes none")
+        return DiscountedAverage(gamma)
+    if name == "smoothed":
+        unknown = sorted(set(params) - {"power"})
+        if unknown:
+            raise SpecError("impact_params", f"unknown {unknown}; 'smoothed' takes 'power'")
+        return Smoothed(gamma, **params)
+    if ":" not in name:
+        raise SpecError(
+            "impact", f"unknown {name!r}; allowed: discounted, smoothed, 'module:Class'"
+        )
+    module, _, attr = name.partition(":")
+    try:
+        cls = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError, ValueError):
+        raise SpecError("impact", f"cannot import {name!r}") from None
+    try:
+        built = cls(**params)
+    except TypeError as exc:
+        raise SpecError("impact_params", f"{name}: {exc}") from None
+    for method in ("initial", "advance", "limit"):
+        if not callable(getattr(built, method, None)):
+            raise SpecError("impact", f"{name} has no method {method!r} (see ImpactFunction)")
+    return built

@@ -30,7 +30,7 @@ def optimal_fixed_policy(env: Environment) -> tuple[np.ndarray, float]:
         def r(x: np.ndarray) -> np.ndarray:
             shares = np.zeros((np.size(x), k))
             shares[:, group] = np.ravel(x)
-            return env.reward_function(shares)[:, group].reshape(np.shape(x))  # type: ignore[attr-defined]
+            return env.stationary_reward(shares)[:, group].reshape(np.shape(x))  # type: ignore[attr-defined]
 
         return r
 
@@ -44,5 +44,5 @@ def optimal_fixed_policy(env: Environment) -> tuple[np.ndarray, float]:
 def best_fixed_policy_oracle(env: Environment, times: np.ndarray) -> np.ndarray:
     """``(R, len(times))``: t·U(p*) (the same instance for every replication)."""
     _, value = optimal_fixed_policy(env)
-    replications = env._num.shape[0]  # type: ignore[attr-defined]
+    replications = env._replications  # type: ignore[attr-defined]
     return np.tile(value * np.asarray(times, dtype=float), (replications, 1))

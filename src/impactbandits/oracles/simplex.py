@@ -110,6 +110,7 @@ __all__ = [
     "brute_force_policy",
     "compositions",
     "continuous_value",
+    "enumerate_index",
     "grid_gap_bound",
     "index_value",
     "maximise_index",
@@ -122,6 +123,8 @@ Bonus = Callable[[np.ndarray], np.ndarray]
 
 #: Largest number of compositions the brute-force references agree to enumerate.
 MAX_BRUTE_FORCE_COMPOSITIONS = 2_000_000
+#: Grids with at most this many meta-arms are maximised by :func:`enumerate_index`.
+ENUMERATION_LIMIT = 1_000
 #: Relative slack when pruning thresholds against floating-point rounding (pruning stays exact).
 PRUNE_SLACK = 1e-9
 #: Default grid resolution N (grid {0, 1/N, …, 1}) of :func:`best_continuous_policy`.
@@ -484,19 +487,33 @@ def brute_force_index(
     Same conventions (``b(0) = +∞``, best score among ``+∞`` vectors, lexicographically smallest
     maximiser); any bonus.
     """
+    s, _ = _grid_arrays(scores, counts)
+    return enumerate_index(compositions(*s.shape), scores, counts, bonus)
+
+
+def enumerate_index(
+    table: np.ndarray, scores: np.ndarray, counts: np.ndarray, bonus: Bonus
+) -> tuple[np.ndarray, float]:
+    """:func:`maximise_index` by scanning ``table`` = :func:`compositions` ``(K, M)`` (exact).
+
+    Faster than the pinning DP while the grid has at most :data:`ENUMERATION_LIMIT` meta-arms
+    (e.g. every ``K = 2`` grid); the learners precompute ``table`` once per run. Same
+    conventions as :func:`maximise_index`; any bonus.
+    """
     s, n = _grid_arrays(scores, counts)
     assert n is not None
-    comps = compositions(*s.shape)
+    if table.ndim != 2 or table.shape[1] != s.shape[0]:
+        raise SpecError("table", f"must be compositions({s.shape[0]}, {s.shape[1]})")
     rows = np.arange(s.shape[0])
-    score = s[rows, comps - 1].sum(axis=1)
-    bonus_of_min = _bonus_of(bonus, n[rows, comps - 1].min(axis=1))
+    score = s[rows, table - 1].sum(axis=1)
+    bonus_of_min = _bonus_of(bonus, n[rows, table - 1].min(axis=1))
     infinite = np.isinf(bonus_of_min)
     if np.any(infinite):
         best = int(np.argmax(np.where(infinite, score, _NEG_INF)))
-        return comps[best], float("inf")
+        return table[best], float("inf")
     value = score + bonus_of_min
     best = int(np.argmax(value))
-    return comps[best], float(value[best])
+    return table[best], float(value[best])
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,12 +12,16 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from impactbandits.errors import SpecError
 from impactbandits.experiments.spec import ExperimentSpec
 
-__all__ = ["FIGURES", "Figure", "get_figure", "scaled_spec"]
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure as MplFigure
+
+__all__ = ["FIGURES", "Figure", "get_figure", "load_run", "quick_name", "save_png", "scaled_spec"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,11 @@ FIGURES: Mapping[str, str] = {
 }
 
 
+def quick_name(name: str, quick: bool) -> str:
+    """A figure's experiment name: quick runs get the suffix ``-quick`` (a different store)."""
+    return name + ("-quick" if quick else "")
+
+
 def scaled_spec(
     name: str,
     quick: bool,
@@ -63,7 +72,7 @@ def scaled_spec(
     """A figure's spec at full or ``--quick`` scale: ``horizons`` and ``seeds`` are
     ``(full, quick)`` pairs; quick specs get the name suffix ``-quick`` (a different store)."""
     return ExperimentSpec.create(
-        name=name + ("-quick" if quick else ""),
+        name=quick_name(name, quick),
         horizons=horizons[1] if quick else horizons[0],
         seeds=seeds[1] if quick else seeds[0],
         **fields,
@@ -79,3 +88,23 @@ def get_figure(name: str) -> Figure:
     if not isinstance(figure, Figure):  # pragma: no cover - registry consistency
         raise TypeError(f"{FIGURES[name]} is not a Figure")
     return figure
+
+
+def load_run(
+    run_dir: str | Path, trajectories: bool = False
+) -> tuple[ExperimentSpec, pd.DataFrame]:
+    """A finished run's spec and tidy table (renderers' common first step)."""
+    from impactbandits.experiments.store import Store
+    from impactbandits.experiments.tidy import tidy_table
+
+    with Store.open_existing(Path(run_dir)) as store:
+        spec = store.spec()
+    return spec, tidy_table(run_dir, trajectories=trajectories)
+
+
+def save_png(fig: MplFigure, run_dir: str | Path, stem: str, dpi: int = 100) -> Path:
+    """Write ``fig`` to ``RUN_DIR/figures/STEM.png`` (creating the folder); return the path."""
+    path = Path(run_dir) / "figures" / f"{stem}.png"
+    path.parent.mkdir(exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    return path

@@ -13,9 +13,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from impactbandits.experiments.figures import load_run, save_png
 from impactbandits.experiments.plots import plot_metric_vs_horizon, plot_pulls_vs_horizon
-from impactbandits.experiments.store import Store
-from impactbandits.experiments.tidy import tidy_table
 from impactbandits.registry import build_environment
 
 __all__ = ["plot_curves", "render_rested"]
@@ -47,12 +46,7 @@ def render_rested(
     panel per entry of ``metrics`` (against T)."""
     from impactbandits.oracles.allocation import optimal_allocation
 
-    run_dir = Path(run_dir)
-    with Store.open_existing(run_dir) as store:
-        spec = store.spec()
-    table = tidy_table(run_dir)
-    out_dir = run_dir / "figures"
-    out_dir.mkdir(exist_ok=True)
+    spec, table = load_run(run_dir)
     t_max = max(spec.horizons)
     paths = []
     for env_spec in spec.environments:
@@ -86,7 +80,5 @@ def render_rested(
             plot_pulls_vs_horizon(rows, axes[-1], arm=0, optimal=optimal)
             axes[-1].set_title("pulls of arm 0 (the paper's arm 1)")
         fig.suptitle(f"{spec.name}: {env_spec.label}")
-        path = out_dir / f"{_slug(spec.name)}-{_slug(env_spec.label)}.png"
-        fig.savefig(path, dpi=100)
-        paths.append(path)
+        paths.append(save_png(fig, run_dir, f"{_slug(spec.name)}-{_slug(env_spec.label)}"))
     return paths

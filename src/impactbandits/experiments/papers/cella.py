@@ -21,7 +21,7 @@ from typing import Any
 
 from matplotlib.figure import Figure as MplFigure
 
-from impactbandits.experiments.figures import Figure, scaled_spec
+from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
 from impactbandits.experiments.spec import ExperimentSpec
 
 FIG2_MEANS = [0.0, 1 / 3, 2 / 3, 4 / 5, 13 / 15, 14 / 15, 1.0]
@@ -80,13 +80,8 @@ def fig3(quick: bool) -> ExperimentSpec:
 def render(run_dir: Path) -> list[Path]:
     """Per environment: regret against π_ghost vs rounds, and policy switches vs rounds."""
     from impactbandits.experiments.plots import plot_metric_vs_time
-    from impactbandits.experiments.store import Store
-    from impactbandits.experiments.tidy import tidy_table
 
-    run_dir = Path(run_dir)
-    with Store.open_existing(run_dir) as store:
-        spec = store.spec()
-    table = tidy_table(run_dir, trajectories=True)
+    spec, table = load_run(run_dir, trajectories=True)
     paths = []
     for number, env in enumerate(spec.environments):
         fig = MplFigure(figsize=(11, 4), layout="constrained")
@@ -98,10 +93,7 @@ def render(run_dir: Path) -> list[Path]:
         plot_metric_vs_time(learners, right, metric="phase_switches", environment=env.label)
         right.set_title("switches between ranking policies")
         fig.suptitle(f"{spec.name}: {env.label}")
-        path = run_dir / "figures" / f"{spec.name}-{number}.png"
-        path.parent.mkdir(exist_ok=True)
-        fig.savefig(path, dpi=100)
-        paths.append(path)
+        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}"))
     return paths
 
 

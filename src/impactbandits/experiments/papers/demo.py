@@ -7,7 +7,7 @@ greedy are anytime and run once to the largest horizon.
 
 from __future__ import annotations
 
-from impactbandits.experiments.figures import Figure
+from impactbandits.experiments.figures import Figure, quick_name
 from impactbandits.experiments.spec import ExperimentSpec
 
 MEANS = [round(0.05 + 0.1 * i, 2) for i in range(10)]
@@ -15,7 +15,7 @@ MEANS = [round(0.05 + 0.1 * i, 2) for i in range(10)]
 
 def build(quick: bool) -> ExperimentSpec:
     return ExperimentSpec.create(
-        name="demo-stationary" + ("-quick" if quick else ""),
+        name=quick_name("demo-stationary", quick),
         description="UCB1, EXP3, ETC and greedy on a 10-arm Bernoulli bandit (means 0.05…0.95).",
         environments=[{"kind": "bernoulli", "label": "bernoulli-10", "means": MEANS}],
         policies=[

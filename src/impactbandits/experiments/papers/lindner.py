@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from impactbandits.experiments.figures import Figure
+from impactbandits.experiments.figures import Figure, quick_name
 from impactbandits.experiments.spec import ExperimentSpec
 
 FIG1_SIGMA = 0.05
@@ -75,7 +75,7 @@ def _spec(
     quick: bool,
 ) -> ExperimentSpec:
     return ExperimentSpec.create(
-        name=name + ("-quick" if quick else ""),
+        name=quick_name(name, quick),
         description=description,
         environments=environments,
         policies=policies,

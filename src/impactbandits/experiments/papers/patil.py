@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
-from impactbandits.experiments.figures import Figure
+from impactbandits.experiments.figures import Figure, load_run, quick_name, save_png
 from impactbandits.experiments.spec import ExperimentSpec
 
 POLICIES: list[dict[str, Any]] = [
@@ -59,7 +59,7 @@ def heidari(quick: bool) -> ExperimentSpec:
         for a in alphas
     ]
     return ExperimentSpec.create(
-        name="patil-heidari" + ("-quick" if quick else ""),
+        name=quick_name("patil-heidari", quick),
         description="Patil et al. Fig. 10: Algorithm 1 vs HKR vs RR on Heidari et al.'s families.",
         environments=envs,
         policies=POLICIES,
@@ -82,7 +82,7 @@ def random_instances(quick: bool) -> ExperimentSpec:
         for s in range(4)
     ]
     return ExperimentSpec.create(
-        name="patil-random" + ("-quick" if quick else ""),
+        name=quick_name("patil-random", quick),
         description="Patil et al. Fig. 11: random IMAB instances (saturating exponentials).",
         environments=envs,
         policies=POLICIES,
@@ -111,7 +111,7 @@ def potential(quick: bool) -> ExperimentSpec:
         },
     ]
     return ExperimentSpec.create(
-        name="patil-potential" + ("-quick" if quick else ""),
+        name=quick_name("patil-potential", quick),
         description="Patil et al. Fig. 12: each arm's f_i(N_i(t)) approaching its potential a_i.",
         environments=envs,
         policies=POLICIES[:2],
@@ -138,7 +138,7 @@ def lower_bound(quick: bool) -> ExperimentSpec:
     ]
     policies = [POLICIES[0], POLICIES[2]]
     return ExperimentSpec.create(
-        name="patil-lower-bound" + ("-quick" if quick else ""),
+        name=quick_name("patil-lower-bound", quick),
         description="Competitive ratio at T = kN on the lower-bound family I_m, against k.",
         environments=envs,
         policies=policies,
@@ -157,14 +157,9 @@ def render_curves_and_ratio(run_dir: Path) -> list[Path]:
 
 def render_potential(run_dir: Path) -> list[Path]:
     """f_i(N_i(t)) against t per arm and policy, with the asymptotes a_i dashed."""
-    from impactbandits.experiments.store import Store
-    from impactbandits.experiments.tidy import tidy_table
     from impactbandits.registry import build_environment
 
-    run_dir = Path(run_dir)
-    with Store.open_existing(run_dir) as store:
-        spec = store.spec()
-    table = tidy_table(run_dir, trajectories=True)
+    spec, table = load_run(run_dir, trajectories=True)
     paths = []
     for env_spec in spec.environments:
         env = build_environment(env_spec.kind, env_spec.params)
@@ -189,22 +184,13 @@ def render_potential(run_dir: Path) -> list[Path]:
             ax.grid(alpha=0.3)
             ax.legend(fontsize="small")
         fig.suptitle(f"{spec.name}: {env_spec.label}")
-        path = run_dir / "figures" / f"potential-{len(paths)}.png"
-        path.parent.mkdir(exist_ok=True)
-        fig.savefig(path, dpi=100)
-        paths.append(path)
+        paths.append(save_png(fig, run_dir, f"potential-{len(paths)}"))
     return paths
 
 
 def render_lower_bound(run_dir: Path) -> list[Path]:
     """CR at T = kN against k (log-log) with the lower bound k/2 and k."""
-    from impactbandits.experiments.store import Store
-    from impactbandits.experiments.tidy import tidy_table
-
-    run_dir = Path(run_dir)
-    with Store.open_existing(run_dir) as store:
-        spec = store.spec()
-    table = tidy_table(run_dir)
+    spec, table = load_run(run_dir)
     fig = MplFigure(figsize=(6, 4.5), layout="constrained")
     ax = fig.subplots()
     ks = [int(env_spec.params["k"]) for env_spec in spec.environments]
@@ -229,10 +215,7 @@ def render_lower_bound(run_dir: Path) -> list[Path]:
     ax.set_title("Instances I_m (Patil et al. §3)")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize="small")
-    path = run_dir / "figures" / "lower-bound.png"
-    path.parent.mkdir(exist_ok=True)
-    fig.savefig(path, dpi=100)
-    return [path]
+    return [save_png(fig, run_dir, "lower-bound")]
 
 
 HEIDARI = Figure(

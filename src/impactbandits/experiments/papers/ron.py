@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
-from impactbandits.experiments.figures import Figure, scaled_spec
+from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
 from impactbandits.experiments.spec import ExperimentSpec
 
 MEANS = [round(0.2 + 0.15 * i, 2) for i in range(6)]
@@ -83,16 +83,10 @@ def _legend(axes: Any) -> None:
         axes[-1].legend(list(entries.values()), list(entries), fontsize="small")
 
 
-def _load(run_dir: Path) -> Any:
-    from impactbandits.experiments.tidy import tidy_table
-
-    return tidy_table(run_dir)
-
-
 def render_fig1(run_dir: Path) -> list[Path]:
     from impactbandits.metrics import summarise
 
-    table = _load(run_dir)
+    _, table = load_run(run_dir)
     table = table.assign(optimal_average=table["optimum"] / table["horizon"])
     fig = MplFigure(figsize=(15, 4.2), layout="constrained")
     axes = fig.subplots(1, len(LAMBDAS), sharey=True)
@@ -126,14 +120,11 @@ def render_fig1(run_dir: Path) -> list[Path]:
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("average utility U/T")
     _legend(axes)
-    path = Path(run_dir) / "figures" / "ron-fig1.png"
-    path.parent.mkdir(exist_ok=True)
-    fig.savefig(path, dpi=100)
-    return [path]
+    return [save_png(fig, run_dir, "ron-fig1")]
 
 
 def render_fig2(run_dir: Path) -> list[Path]:
-    table = _load(run_dir)
+    _, table = load_run(run_dir)
     phases = [c for c in table.columns if c.startswith("phase_")]
     fig = MplFigure(figsize=(15, 4.2), layout="constrained")
     axes = fig.subplots(1, len(LAMBDAS), sharey=True)
@@ -152,10 +143,7 @@ def render_fig2(run_dir: Path) -> list[Path]:
         ax.set_xlabel("horizon T")
     axes[0].set_ylabel("share of rounds")
     _legend(axes)
-    path = Path(run_dir) / "figures" / "ron-fig2.png"
-    path.parent.mkdir(exist_ok=True)
-    fig.savefig(path, dpi=100)
-    return [path]
+    return [save_png(fig, run_dir, "ron-fig2")]
 
 
 FIG1 = Figure(

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
-from impactbandits.experiments.figures import Figure, scaled_spec
+from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
 from impactbandits.experiments.spec import ExperimentSpec
 
 FULL_T, QUICK_T = 5_000, 1_500
@@ -141,13 +141,8 @@ def fig3(quick: bool) -> ExperimentSpec:
 def render(run_dir: Path) -> list[Path]:
     """One panel per environment: cumulative regret against rounds."""
     from impactbandits.experiments.plots import plot_metric_vs_time
-    from impactbandits.experiments.store import Store
-    from impactbandits.experiments.tidy import tidy_table
 
-    run_dir = Path(run_dir)
-    with Store.open_existing(run_dir) as store:
-        spec = store.spec()
-    table = tidy_table(run_dir, trajectories=True)
+    spec, table = load_run(run_dir, trajectories=True)
     labels = [env.label for env in spec.environments]
     fig = MplFigure(figsize=(4.8 * len(labels), 4), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, len(labels)))
@@ -155,10 +150,7 @@ def render(run_dir: Path) -> list[Path]:
         plot_metric_vs_time(table, ax, metric="regret", environment=label)
         ax.set_title(label)
     fig.suptitle(spec.name)
-    path = run_dir / "figures" / f"{spec.name}.png"
-    path.parent.mkdir(exist_ok=True)
-    fig.savefig(path, dpi=100)
-    return [path]
+    return [save_png(fig, run_dir, spec.name)]
 
 
 FIG2 = Figure(

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from impactbandits.core import BatchRNG, EnvironmentRandom, SimplePolicy, simulate
+from impactbandits.core import EnvironmentRandom, SimplePolicy
 from impactbandits.core.policy import BatchedSimplePolicy
 from impactbandits.envs.delayed import DelayedPayoffBandit, ranking_order
 from impactbandits.experiments.figures import get_figure
@@ -15,20 +15,22 @@ from impactbandits.oracles.delay import ranking_values
 from impactbandits.oracles.ranking import ghost_oracle, ranking_cumulative
 from impactbandits.policies.delay import BanditRanker, PiLow, stage_count
 
+from .simulation import run_batch
+
 FIG2_MEANS = [0.0, 1 / 3, 2 / 3, 4 / 5, 13 / 15, 14 / 15, 1.0]
 
 
 def _simulate(env, policy, T, reps=(0,), horizon=None, checkpoints=None):
-    reps = list(reps)
-    times = np.arange(1, T + 1) if checkpoints is None else np.asarray(checkpoints)
-    return simulate(
-        env,
+    return run_batch(
         policy,
+        env,
         T,
-        horizon,
-        times,
-        EnvironmentRandom(3, 4, reps),
-        BatchRNG.from_key(3, (5,), reps),
+        reps=reps,
+        seed=3,
+        env_key=4,
+        policy_key=5,
+        horizon=horizon,
+        checkpoints=checkpoints,
     )
 
 

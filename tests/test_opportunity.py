@@ -40,6 +40,15 @@ def test_worked_example_optimum_is_three_quarters_of_t():
         assert optimal_utility(np.array([1.0, 0.5]), np.array([0.5, 0.5]), 0.6, T) == 0.75 * T
 
 
+#: Ron et al.'s worked example: μ = (1, 0.5), f_uni, transfer cost λ = 0.6.
+WORKED_EXAMPLE = {
+    "kind": "opportunity",
+    "means": [1.0, 0.5],
+    "fairness": "uniform",
+    "transfer_cost": 0.6,
+}
+
+
 def test_worked_example_fairness_unaware_etc_tends_to_0_7t(tmp_path):
     """ETC explores m = ⌈(T/2)^{2/3} (ln T)^{1/3}⌉ pulls per arm, then commits to arm 0
     (μ = 1 always pays 1, so it is never behind). Its expected utility is exactly
@@ -47,14 +56,7 @@ def test_worked_example_fairness_unaware_etc_tends_to_0_7t(tmp_path):
     T = 100_000
     table = _one(
         dict(
-            environments=[
-                {
-                    "kind": "opportunity",
-                    "means": [1.0, 0.5],
-                    "fairness": "uniform",
-                    "transfer_cost": 0.6,
-                }
-            ],
+            environments=[WORKED_EXAMPLE],
             policies=[{"kind": "etc"}],
             horizons=[T],
             seeds=4,
@@ -263,14 +265,7 @@ def test_srum_alpha_rules():
 def test_fa_etc_and_elimination_reach_the_optimum_on_the_worked_example(tmp_path):
     table = _one(
         dict(
-            environments=[
-                {
-                    "kind": "opportunity",
-                    "means": [1.0, 0.5],
-                    "fairness": "uniform",
-                    "transfer_cost": 0.6,
-                }
-            ],
+            environments=[WORKED_EXAMPLE],
             policies=[{"kind": "fa-etc"}, {"kind": "const-elimination"}, {"kind": "srum"}],
             horizons=[20_000],
             seeds=4,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+from impactbandits.core import EnvironmentRandom
 from impactbandits.core.policy import BatchedSimplePolicy
 from impactbandits.envs import BernoulliBandit, GaussianBandit
 from impactbandits.oracles import best_fixed_arm
@@ -20,20 +20,22 @@ from .reference_policies import (
     ReferenceGreedy,
     ReferenceUCB1,
 )
+from .simulation import run_batch
 
 REPS = list(range(8))
 
 
 def _run(policy, env, rounds, reps=REPS, horizon=None, checkpoints=None, seed=21):
-    times = np.arange(1, rounds + 1) if checkpoints is None else np.asarray(checkpoints)
-    return simulate(
-        env,
+    return run_batch(
         policy,
+        env,
         rounds,
-        horizon,
-        times,
-        EnvironmentRandom(seed, 7, reps),
-        BatchRNG.from_key(seed, (8,), reps),
+        reps=reps,
+        seed=seed,
+        env_key=7,
+        policy_key=8,
+        horizon=horizon,
+        checkpoints=checkpoints,
     )
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from impactbandits import ExperimentSpec
-from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+from impactbandits.core import BatchRNG, EnvironmentRandom
 from impactbandits.core.policy import BatchedSimplePolicy
 from impactbandits.envs.curves import single_peaked_curves
 from impactbandits.envs.rested import (
@@ -24,18 +24,12 @@ from impactbandits.policies.nonstationary import UCB, DiscountedUCB, RExp3, Slid
 from impactbandits.policies.single_peaked import SPO, linear_optimistic_sum
 
 from .reference_rested import ReferenceDiscountedUCB, ReferenceSlidingWindowUCB, ReferenceSPO
+from .simulation import run_batch
 
 
 def _run(policy, env, rounds, horizon=None, reps=range(6), seed=4):
-    reps = list(reps)
-    return simulate(
-        env,
-        policy,
-        rounds,
-        horizon,
-        np.arange(1, rounds + 1),
-        EnvironmentRandom(seed, 3, reps),
-        BatchRNG.from_key(seed, (5,), reps),
+    return run_batch(
+        policy, env, rounds, reps=reps, seed=seed, env_key=3, policy_key=5, horizon=horizon
     )
 
 
@@ -235,3 +229,4 @@ def test_spo_variants_differ_but_both_pass_the_contract():
     paper = _run(SPO(noise_bound=0.1), env, 3000, horizon=3000)
     authors = _run(SPO(noise_bound=0.1, variant="authors-code"), env, 3000, horizon=3000)
     assert not np.array_equal(paper.pulls, authors.pulls)
+

@@ -230,3 +230,9 @@ def test_spo_variants_differ_but_both_pass_the_contract():
     authors = _run(SPO(noise_bound=0.1, variant="authors-code"), env, 3000, horizon=3000)
     assert not np.array_equal(paper.pulls, authors.pulls)
 
+
+def test_curve_import_paths_that_fail_name_the_arm():
+    with pytest.raises(SpecError, match=r"^curves\[1\]: cannot import 'no_such_module:f'"):
+        RestedBandit([[0.1, 0.2], "no_such_module:f"])
+    with pytest.raises(SpecError, match=r"^curves\[0\]: cannot import 'math:no_such_function'"):
+        RestedBandit(["math:no_such_function"])

@@ -108,16 +108,22 @@ def _load(path: str) -> Any:
     return target
 
 
+def load_path(path: str, field: str) -> Any:
+    """Import what ``"module:attr"`` names (user components, curves, impact functions); a
+    failure is a one-line :class:`SpecError` naming ``field``."""
+    try:
+        return _load(path)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise SpecError(field, f"cannot import {path!r} ({exc.__class__.__name__})") from None
+
+
 def resolve(role: str, name: str, field: str) -> Any:
     """The class (or function) registered as ``name`` for ``role``, or imported from a path."""
     table = _TABLES[role]
     if name in table:
         return _load(table[name])
     if ":" in name:
-        try:
-            return _load(name)
-        except (ImportError, AttributeError) as exc:
-            raise SpecError(field, f"cannot import {name!r} ({exc.__class__.__name__})") from None
+        return load_path(name, field)
     allowed = ", ".join(sorted(table))
     raise SpecError(field, f"unknown {role} {name!r}; allowed: {allowed} or 'module:Class'")
 

@@ -18,7 +18,6 @@ Errors name the arm (numbered from 0) and the first bad pull.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Annotated, Literal
 
@@ -79,12 +78,9 @@ def _evaluate(
     entry: Sequence[float] | str | Callable[..., object], arm: int, length: int
 ) -> np.ndarray:
     if isinstance(entry, str):
-        module, _, name = entry.partition(":")
-        try:
-            function = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError, ValueError):
-            raise SpecError(f"curves[{arm}]", f"cannot import callable {entry!r}") from None
-        entry = function
+        from impactbandits.registry import load_path
+
+        entry = load_path(entry, f"curves[{arm}]")
     if callable(entry):
         values = np.asarray(entry(np.arange(1, length + 1)), dtype=float)
         if values.shape != (length,):

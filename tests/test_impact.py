@@ -285,3 +285,15 @@ def test_builtin_impact_functions_meet_the_convergence_condition():
         check_convergence(Smoothed(gamma, power=0.5), 3)
     with pytest.raises(SpecError, match="rate"):
         check_convergence(DiscountedAverage(1.0), 2)
+
+
+def test_fico_family_is_the_median_applicants_repay_probability_after_the_score_gain():
+    """r_k(f) = P(repay | median of group k's 101 seeded applicants + 75·f), per Liu et al."""
+    from impactbandits.envs.fico import FICO_GROUPS, repay_probability, sample_applicants
+
+    env = ImpactBandit(family="fico", groups=3)
+    f = np.random.default_rng(2).random((20, 3))
+    for k, group in enumerate(FICO_GROUPS[:3]):
+        median = float(np.median(sample_applicants(group, 101, np.random.default_rng(k))))
+        want = repay_probability(np.clip(median + 75.0 * f[:, k], 300, 850), group)
+        np.testing.assert_array_equal(env.reward_function(f)[:, k], want)

@@ -42,7 +42,6 @@ exactly, so its expected cumulative reward is t·Σ_k p_k r_k(p_k) (oracle
 
 from __future__ import annotations
 
-import importlib
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -156,11 +155,10 @@ class ImpactBandit(Environment):
             return np.clip(self.a + self.b * f, 0.0, 1.0)
         if self.family == "concave":
             return np.clip(self.a + self.b * np.sqrt(np.clip(f, 0.0, 1.0)), 0.0, 1.0)
-        from impactbandits.envs.fico import repay_probability, sample_applicants
+        from impactbandits.envs.fico import repay_probability
 
         out = np.empty(f.shape)
-        for k, group in enumerate(self._fico_groups):
-            median = float(np.median(sample_applicants(group, 101, np.random.default_rng(k))))
+        for k, (group, median) in enumerate(zip(self._fico_groups, self._fico_median, strict=True)):
             out[..., k] = repay_probability(
                 np.clip(median + FICO_SCORE_GAIN * f[..., k], 300, 850), group
             )
@@ -228,11 +226,9 @@ def _impact_function(name: str, params: dict[str, Any], gamma: float) -> ImpactF
         raise SpecError(
             "impact", f"unknown {name!r}; allowed: discounted, smoothed, 'module:Class'"
         )
-    module, _, attr = name.partition(":")
-    try:
-        cls = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError, ValueError):
-        raise SpecError("impact", f"cannot import {name!r}") from None
+    from impactbandits.registry import load_path
+
+    cls = load_path(name, "impact")
     try:
         built = cls(**params)
     except TypeError as exc:

@@ -504,9 +504,9 @@ def enumerate_index(
     assert n is not None
     if table.ndim != 2 or table.shape[1] != s.shape[0]:
         raise SpecError("table", f"must be compositions({s.shape[0]}, {s.shape[1]})")
-    rows = np.arange(s.shape[0])
-    score = s[rows, table - 1].sum(axis=1)
-    bonus_of_min = _bonus_of(bonus, n[rows, table - 1].min(axis=1))
+    rows, columns = np.arange(s.shape[0]), table - 1
+    score = s[rows, columns].sum(axis=1)
+    bonus_of_min = _bonus_of(bonus, n[rows, columns].min(axis=1))
     infinite = np.isinf(bonus_of_min)
     if np.any(infinite):
         best = int(np.argmax(np.where(infinite, score, _NEG_INF)))

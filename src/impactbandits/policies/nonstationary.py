@@ -9,6 +9,19 @@
 
 Defaults follow REPRODUCTION.md §1 (the authors' settings): ξ = 0.6, B = 1,
 D-UCB discount 1 − 1/(4√T), SW-UCB window ⌊4√(T ln T)⌋, Rexp3 variation budget V = 2.
+
+``variant = "authors-code"`` reproduces Lindner et al.'s implementation
+(david-lindner/single-peaked-bandits@8e1dd52) where it departs from Garivier & Moulines:
+
+* **stale indices** — only the pulled arm's index is recomputed after each round; every other
+  arm keeps the index computed when it was last pulled, although its bonus (through log n and,
+  for D-UCB, the discount) has changed since. G&M recompute every index every round.
+* **D-UCB padding** ``B √(ξ log n / N)`` instead of G&M's ``2B √(ξ log n / N)`` (their §3;
+  SW-UCB's padding is ``B √(…)`` in both).
+
+With both, the authors' noise-free pull counts are reproduced exactly
+(``tests/test_authors_code.py``; the fidelity ledger, ``docs/fidelity.md``, gives the effect on
+regret).
 """
 
 from __future__ import annotations
@@ -21,6 +34,7 @@ from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
+from impactbandits.core.variants import Variant, refresh_stale
 from impactbandits.errors import SpecError
 from impactbandits.params import PositiveFloat, PositiveInt
 from impactbandits.policies.classic import EXP3
@@ -49,6 +63,7 @@ class DiscountedUCB(Policy):
     ``X̄_t(γ, i)``, play each arm once, then ``argmax_i X̄_t(γ, i) + 2B √(ξ log n_t(γ) / N_t(γ, i))``
     with ``n_t(γ) = Σ_i N_t(γ, i)``. Defaults: ξ = 0.6, B = 1, and ``discount = None`` meaning
     γ = 1 − 1/(4√T) (Lindner et al.; horizon-aware); a fixed discount makes it anytime.
+    ``variant = "authors-code"``: stale indices and padding ``B √(…)`` (module docstring).
     """
 
     def __init__(
@@ -56,10 +71,13 @@ class DiscountedUCB(Policy):
         discount: PositiveFloat | None = None,
         xi: PositiveFloat = XI_DEFAULT,
         b: PositiveFloat = B_DEFAULT,
+        variant: Variant = "paper",
     ) -> None:
         if discount is not None and discount > 1:
             raise SpecError("discount", f"must be in (0, 1], got {discount}")
         self.discount, self.xi, self.b = discount, float(xi), float(b)
+        self.variant = variant
+        self._padding = (2.0 if variant == "paper" else 1.0) * self.b
 
     @property
     def requires_horizon(self) -> bool:
@@ -76,6 +94,8 @@ class DiscountedUCB(Policy):
         self._offsets = np.arange(rng.size) * space.n
         self.t = 0
         self.size = rng.size
+        self._index = np.zeros((rng.size, space.n)) if self.variant == "authors-code" else None
+        self._last: np.ndarray | None = None
 
     def select(self) -> np.ndarray:
         self.t += 1
@@ -83,11 +103,14 @@ class DiscountedUCB(Policy):
             return np.full(self.size, self.t - 1, dtype=np.int64)
         total = self.counts.sum(axis=1, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
-            bonus = 2.0 * self.b * np.sqrt(self.xi * np.log(total) / self.counts)
+            bonus = self._padding * np.sqrt(self.xi * np.log(total) / self.counts)
             index = np.where(self.counts > 0, self.sums / self.counts + bonus, np.inf)
+        if self._index is not None:
+            index = refresh_stale(self._index, index, None if self.t == self.n + 1 else self._last)
         return np.argmax(index, axis=1)
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
+        self._last = actions
         if self._gamma != 1.0:
             self.counts *= self._gamma
             self.sums *= self._gamma
@@ -98,10 +121,17 @@ class DiscountedUCB(Policy):
 
 class UCB(DiscountedUCB):
     """ "UCB" of Lindner et al. (2021, §5): D-UCB with discount 1, i.e.
-    ``argmax_i X̄_i + 2B √(ξ log t / N_i)`` with ξ = 0.6, B = 1. Anytime."""
+    ``argmax_i X̄_i + 2B √(ξ log t / N_i)`` with ξ = 0.6, B = 1. Anytime.
+    ``variant = "authors-code"``: the authors' ``UCB`` (their D-UCB with γ = 1), i.e. stale
+    indices and padding ``B √(ξ log t / N_i)`` — the version behind their Figure 11."""
 
-    def __init__(self, xi: PositiveFloat = XI_DEFAULT, b: PositiveFloat = B_DEFAULT) -> None:
-        super().__init__(discount=1.0, xi=xi, b=b)
+    def __init__(
+        self,
+        xi: PositiveFloat = XI_DEFAULT,
+        b: PositiveFloat = B_DEFAULT,
+        variant: Variant = "paper",
+    ) -> None:
+        super().__init__(discount=1.0, xi=xi, b=b, variant=variant)
 
 
 class SlidingWindowUCB(Policy):
@@ -110,7 +140,8 @@ class SlidingWindowUCB(Policy):
     Statistics over the last τ plays: ``argmax_i X̄_t(τ, i) + B √(ξ log min(t, τ) / N_t(τ, i))``,
     arms absent from the window first. Defaults: ξ = 0.6, B = 1, ``window = None`` meaning
     τ = ⌊4√(T ln T)⌋ (Lindner et al.; horizon-aware). O(1) amortised per round: a ring buffer
-    adds the new play and removes the one leaving the window.
+    adds the new play and removes the one leaving the window. ``variant = "authors-code"``:
+    stale indices (module docstring).
     """
 
     def __init__(
@@ -118,8 +149,10 @@ class SlidingWindowUCB(Policy):
         window: PositiveInt | None = None,
         xi: PositiveFloat = XI_DEFAULT,
         b: PositiveFloat = B_DEFAULT,
+        variant: Variant = "paper",
     ) -> None:
         self.window, self.xi, self.b = window, float(xi), float(b)
+        self.variant = variant
 
     @property
     def requires_horizon(self) -> bool:
@@ -138,6 +171,8 @@ class SlidingWindowUCB(Policy):
         self._actions = np.zeros((rng.size, self._tau), dtype=np.int64)
         self._rewards = np.zeros((rng.size, self._tau))
         self.t = 0
+        self._index = np.zeros((rng.size, space.n)) if self.variant == "authors-code" else None
+        self._last: np.ndarray | None = None
 
     def select(self) -> np.ndarray:
         self.t += 1
@@ -147,9 +182,13 @@ class SlidingWindowUCB(Policy):
         with np.errstate(divide="ignore", invalid="ignore"):
             bonus = self.b * np.sqrt(self.xi * math.log(plays) / self.counts)
             index = np.where(self.counts > 0, self.sums / self.counts + bonus, np.inf)
+        if self._index is not None and self.t > self.n:
+            # the authors' code pulls every arm once, then refreshes only the pulled arm
+            index = refresh_stale(self._index, index, None if self.t == self.n + 1 else self._last)
         return np.argmax(index, axis=1)
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
+        self._last = actions
         slot = (self.t - 1) % self._tau
         flat_counts, flat_sums = self.counts.reshape(-1), self.sums.reshape(-1)
         if self.t > self._tau:  # the play of round t − τ leaves the window

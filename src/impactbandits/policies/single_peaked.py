@@ -13,7 +13,6 @@ All are batched over replications. Ties go to the lowest arm index.
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
+from impactbandits.core.variants import Variant, refresh_stale
 from impactbandits.errors import SpecError
 from impactbandits.params import NonNegativeFloat, PositiveFloat, Probability
 
@@ -115,9 +115,12 @@ class SPO(_LastTwo):
       :class:`~impactbandits.oracles.concave_bound.ConcaveBound`, incrementally.
 
     ``variant = "paper"`` (default): every arm's index is refreshed every round and the LP
-    objective sums over pulls n+1..n+R, as in the paper. ``variant = "authors-code"`` reproduces
-    the authors' experiments (REPRODUCTION.md §1): in the LP path only the pulled arm's index is
-    refreshed (the others keep their last value) and the objective sums over pulls n+2..T, i.e.
+    objective sums over pulls n+1..n+R, as in the paper's UPDATEOPTIMISTICREWARD, which loops
+    over all arms. ``variant = "authors-code"`` reproduces the authors' experiments
+    (REPRODUCTION.md §1) on both paths: only the pulled arm's index is refreshed (the others keep
+    the value computed with the remaining time R at their last pull, so an arm not pulled for a
+    while looks as if it had more future than it has), and in the LP path the objective sums over
+    pulls n+2..T, i.e.
     ``Σ_{k=2}^{T−n} min(1, x* + k·d*)`` at (⋆)'s greatest feasible end point (x*, d*) — exact,
     because that point maximises every nondecreasing objective of the future at once.
     Horizon-aware. REPRODUCTION.md defaults: ε̄ = 2σ for Gaussian noise; FICO uses
@@ -127,7 +130,7 @@ class SPO(_LastTwo):
     def __init__(
         self,
         noise_bound: NonNegativeFloat = 0.0,
-        variant: Literal["paper", "authors-code"] = "paper",
+        variant: Variant = "paper",
     ) -> None:
         self.noise_bound = float(noise_bound)
         self.variant = variant
@@ -158,9 +161,12 @@ class SPO(_LastTwo):
         if self.t <= self.initial * self.n:
             return np.full(self.size, (self.t - 1) // self.initial, dtype=np.int64)
         remaining = self.horizon - (self.t - 1)
-        index = (
-            self._index_noise_free(remaining) if self._bounds is None else self._index_lp(remaining)
-        )
+        if self._bounds is not None:
+            return np.argmax(self._index_lp(remaining), axis=1)
+        index = self._index_noise_free(remaining)
+        if self.variant == "authors-code":
+            first = self.t == self.initial * self.n + 1
+            index = refresh_stale(self._index, index, None if first else self._pulled)
         return np.argmax(index, axis=1)
 
     def _index_noise_free(self, remaining: int) -> np.ndarray:
@@ -196,6 +202,7 @@ class SPO(_LastTwo):
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         super().update(actions, feedback)
+        self._pulled = actions
         if self._bounds is not None:
             lower = feedback.reward - self.width
             upper = feedback.reward + self.width

@@ -24,7 +24,7 @@ INSTANCE_3 = {
     "spo": {2000: (791, 1209), 5000: (818, 4182), 20000: (835, 19165)},
     "d-ucb": {2000: (994, 1006), 5000: (1666, 3334), 20000: (3051, 16949)},
     "sw-ucb": {2000: (1030, 970), 5000: (1619, 3381), 20000: (1515, 18485)},
-    "ucb": {2000: (1514, 486), 5000: (2153, 2847)},
+    "ucb": {2000: (1514, 486), 5000: (2153, 2847), 20000: (3080, 16920)},
     # the authors' code and the paper agree for these two (no variant needed)
     "last-reward-greedy": {2000: (1999, 1), 5000: (4999, 1), 20000: (19999, 1)},
     "one-step-optimistic": {2000: (1998, 2), 5000: (4998, 2), 20000: (19998, 2)},
@@ -104,3 +104,56 @@ def test_refresh_stale_only_touches_the_pulled_arm():
     assert np.array_equal(kept, fresh)
     refresh_stale(kept, fresh + 10, np.array([2, 0]))
     assert kept.tolist() == [[0, 1, 12], [13, 4, 5]]
+
+
+# their Exp3Solver (γ = 0.01) and Rexp3 on instance 3 after np.random.seed(seed): {(T, seed): pulls}
+EXP3 = {
+    (2000, 0): (1136, 864), (2000, 1): (1123, 877), (2000, 2): (1354, 646),
+    (5000, 0): (2064, 2936), (5000, 1): (2224, 2776), (5000, 2): (2514, 2486),
+    (20000, 0): (3011, 16989), (20000, 1): (3018, 16982), (20000, 2): (3396, 16604),
+}  # fmt: skip
+REXP3 = {
+    (2000, 0): (1029, 971), (2000, 1): (1005, 995), (2000, 2): (1160, 840),
+    (5000, 0): (2382, 2618), (5000, 1): (2421, 2579), (5000, 2): (2460, 2540),
+    (20000, 0): (8406, 11594), (20000, 1): (7785, 12215), (20000, 2): (8018, 11982),
+}  # fmt: skip
+
+
+def formula_at_zero(k1, k2, c1, c2, shift, a):
+    """The single-peaked formula (REPRODUCTION.md §1) at t = 0, as the authors' loop evaluates
+    it on an arm's first pull: a·e^{k1·l} + (c2 − c1)/(e^{(k1+k2)l} + 1) + c1."""
+    return a * np.exp(k1 * shift) + (c2 - c1) / (np.exp((k1 + k2) * shift) + 1) + c1
+
+
+INSTANCE_3_PARAMS = ((0.01, 0.001, 1, 0.5, 600, -0.0015), (0.009, 0.0009, 0.8, 0.6, 500, -0.005))
+
+
+@pytest.mark.parametrize(
+    ("kind", "horizon", "seed"),
+    [("exp3", t, s) for t, s in EXP3] + [("r-exp3", t, s) for t, s in REXP3],
+)
+def test_exp3_pulls_equal_the_authors_code_on_their_random_stream(kind, horizon, seed, instance_3):
+    """Randomised policies: fed the same uniforms as ``np.random.seed(seed)`` gives their
+    ``np.random.choice`` (one double per round from the legacy MT19937 stream), the
+    authors-code variant makes the same choices, so the pull counts match exactly."""
+    from impactbandits.core.environment import EnvironmentRandom
+    from impactbandits.core.random import BatchRNG
+    from impactbandits.core.simulate import simulate
+
+    credit = [float(formula_at_zero(*p)) for p in INSTANCE_3_PARAMS]
+    params = {"variant": "authors-code", "first_pull_credit": credit}
+    if kind == "exp3":
+        params["gamma"] = 0.01
+    legacy = np.random.RandomState(seed)  # the authors seed the global legacy stream
+    rng = BatchRNG([np.random.Generator(legacy._bit_generator)])
+    trajectory = simulate(
+        instance_3,
+        build_policy(kind, params),
+        horizon,
+        horizon,
+        np.array([horizon]),
+        EnvironmentRandom(0, 1, [0]),
+        rng,
+    )
+    expected = (EXP3 if kind == "exp3" else REXP3)[(horizon, seed)]
+    assert tuple(int(x) for x in trajectory.pulls[0, -1]) == expected

@@ -151,11 +151,19 @@ def run(
 @cli.command()
 @click.argument("name")
 @click.option("--quick", is_flag=True, help="Reduced grid (minutes instead of hours).")
+@click.option(
+    "--variant",
+    default="paper",
+    show_default=True,
+    help="paper, or authors-code: every component as in the authors' published code "
+    "(figures whose authors published code; see docs/fidelity.md).",
+)
 @_run_options
 @_guard
 def reproduce(
     name: str,
     quick: bool,
+    variant: str,
     out: str | None,
     backend: str,
     workers: str | None,
@@ -169,7 +177,7 @@ def reproduce(
     from impactbandits.experiments.report import write_report
 
     figure = get_figure(name)
-    spec = figure.build(quick)
+    spec = figure.spec(quick, variant)
     if seeds is not None:
         spec = spec.replace(seeds=_int_option(seeds, "seeds"))
     run_dir = _execute(spec, out, backend, workers, scheduler, batch_size, progress)

@@ -9,7 +9,9 @@ against the exact Lemma-1 optimum (oracle ``opportunity_optimum``).
 
 ``penalty = "estimated"`` reproduces the authors' code, which evaluated the penalty's
 requirement at the empirical means μ̂ of the run instead of the true μ (REPRODUCTION.md §4);
-arms never pulled count with μ̂ = 0 there.
+arms never pulled count with μ̂ = 0 there. ``variant = "authors-code"`` reproduces their
+penalty exactly (``BlackBoxAlgorithm.runSimulation``): λ·max(0, T f(μ̂)_i − N_i) with μ̂ the
+run's final empirical means and T f(μ̂)_i *not* rounded down (the paper floors it, §2.1).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class OpportunityBandit(_StationaryArms):
         distribution: Literal["bernoulli", "beta"] = "bernoulli",
         concentration: PositiveFloat = BETA_CONCENTRATION,
         penalty: Literal["true", "estimated"] = "true",
+        variant: Literal["paper", "authors-code"] = "paper",
     ) -> None:
         super().__init__(len(means))
         self.means = np.asarray(means, dtype=float)
@@ -70,7 +73,9 @@ class OpportunityBandit(_StationaryArms):
         self.f_mu = self.fairness.check(self.means)
         if distribution == "beta" and np.any((self.means <= 0) | (self.means >= 1)):
             raise SpecError("means", "Beta rewards need means strictly inside (0, 1)")
-        self.distribution, self.concentration, self.penalty = distribution, concentration, penalty
+        self.distribution, self.concentration = distribution, concentration
+        self.variant = variant
+        self.penalty = "estimated" if variant == "authors-code" else penalty
         self._space = Discrete(
             k, known={"fairness": self.fairness, "transfer_cost": self.transfer_cost}
         )
@@ -104,7 +109,10 @@ class OpportunityBandit(_StationaryArms):
             arm_rewards = np.asarray(trajectory.arm_rewards)  # type: ignore[attr-defined]
             with np.errstate(divide="ignore", invalid="ignore"):
                 mu_hat = np.where(pulls > 0, arm_rewards / pulls, 0.0)
-            required = requirements(self.fairness(mu_hat), times[None, :])
+            if self.variant == "authors-code":  # T f(μ̂), not rounded down
+                required = self.fairness(mu_hat) * times[None, :, None]
+            else:
+                required = requirements(self.fairness(mu_hat), times[None, :])
         cost = penalty(required, pulls, self.transfer_cost)
         reward = np.asarray(trajectory.reward)  # type: ignore[attr-defined]
         expected = np.asarray(trajectory.expected)  # type: ignore[attr-defined]

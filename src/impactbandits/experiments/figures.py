@@ -30,10 +30,29 @@ class Figure:
     title: str
     source: str
     """Paper, section and figure number reproduced."""
-    build: Callable[[bool], ExperimentSpec]
-    """``build(quick)``: the experiment; ``quick=True`` gives the reduced grid."""
+    build: Callable[..., ExperimentSpec]
+    """``build(quick)``: the experiment; ``quick=True`` gives the reduced grid. A figure with
+    an authors'-code counterpart is built as ``build(quick, variant="authors-code")`` too."""
     render: Callable[[Path], list[Path]] | None = None
     """Draw the paper's panels from a finished run directory; returns the PNG paths."""
+    variants: tuple[str, ...] = ("paper",)
+    """``"paper"`` (the default) and, where the authors published code that differs from the
+    paper, ``"authors-code"``: every component switched to its authors' code behaviour."""
+
+    def spec(self, quick: bool = False, variant: str = "paper") -> ExperimentSpec:
+        """The figure's experiment at full or ``--quick`` scale, in the given ``variant``.
+
+        The authors'-code experiment is named ``NAME-authors-code`` (its own store)."""
+        if variant not in self.variants:
+            allowed = ", ".join(self.variants)
+            raise SpecError(
+                "variant",
+                f"{variant!r} is not available for {self.name} (allowed: {allowed}); "
+                "authors-code exists only for figures whose authors published code",
+            )
+        if variant == "paper":
+            return self.build(quick)
+        return self.build(quick, variant=variant)
 
 
 FIGURES: Mapping[str, str] = {
@@ -57,9 +76,10 @@ FIGURES: Mapping[str, str] = {
 }
 
 
-def quick_name(name: str, quick: bool) -> str:
-    """A figure's experiment name: quick runs get the suffix ``-quick`` (a different store)."""
-    return name + ("-quick" if quick else "")
+def quick_name(name: str, quick: bool, variant: str = "paper") -> str:
+    """A figure's experiment name: the authors'-code variant gets the suffix ``-authors-code``
+    and quick runs ``-quick`` (each a different store)."""
+    return name + ("" if variant == "paper" else f"-{variant}") + ("-quick" if quick else "")
 
 
 def scaled_spec(

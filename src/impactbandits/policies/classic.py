@@ -8,6 +8,7 @@ them deterministic (randomised policies draw from their
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
+from impactbandits.core.variants import Variant
 from impactbandits.errors import SpecError
 from impactbandits.params import PositiveFloat, PositiveInt, Probability
 from impactbandits.policies.statistics import ArmStatistics
@@ -56,27 +58,46 @@ class UCB1(_Counting):
 
     Pull every arm once, then the arm maximising ``x̄_i + sqrt(c · ln t / n_i)`` with ``t`` the
     current round and ``c = 2`` (:data:`UCB1_C`). Anytime. Rewards are assumed in [0, 1].
+
+    ``variant = "authors-code"`` reproduces the UCB1 of Ron et al.'s code (tomron/CSRviaMAB,
+    ``SimulationRun.update_arm`` and ``BlackBoxAlgorithm.ucb1``): index
+    ``min(1, x̄_i + sqrt(c · ln T / n_i))`` with ``T`` the horizon (so it needs one), ties
+    between capped indices going to the lowest arm index. Arms never pulled still come first.
     """
 
-    def __init__(self, c: PositiveFloat = UCB1_C) -> None:
+    def __init__(
+        self, c: PositiveFloat = UCB1_C, variant: Literal["paper", "authors-code"] = "paper"
+    ) -> None:
         self.c = float(c)
+        self.variant = variant
+
+    @property
+    def requires_horizon(self) -> bool:
+        return self.variant == "authors-code"
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
         super().reset(space, horizon, rng)
+        if self.variant == "authors-code" and horizon is None:
+            raise SpecError("variant", "UCB1's authors-code variant needs the horizon (ln T)")
         self._unpulled = True  # some replication still has an arm never pulled
 
     def reset_rows(self, rows: np.ndarray) -> None:
         super().reset_rows(rows)
         self._unpulled = True
 
+    def _index(self, t: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        if self.variant == "authors-code":
+            bonus = np.sqrt(self.c * math.log(self.horizon) / counts)  # type: ignore[arg-type]
+            return np.minimum(1.0, self.stats.sums / counts + bonus)
+        return self.stats.sums / counts + np.sqrt((self.c * np.log(t))[:, None] / counts)
+
     def select(self) -> np.ndarray:
         t = self._next_round()
         counts = self.stats.counts
         if not self._unpulled:
-            index = self.stats.sums / counts + np.sqrt((self.c * np.log(t))[:, None] / counts)
-            return np.argmax(index, axis=1)
+            return np.argmax(self._index(t, counts), axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            index = self.stats.sums / counts + np.sqrt((self.c * np.log(t))[:, None] / counts)
+            index = self._index(t, counts)
         # arms never pulled first, in index order: the initial sweep of rounds 1..K
         actions = np.argmax(np.where(counts > 0, index, np.inf), axis=1)
         # after this round's pulls, does any replication still have an unpulled arm?
@@ -94,12 +115,29 @@ class EXP3(Policy):
     ``gamma = None`` (default) uses the tuning of Corollary 3.2 with g = T:
     ``γ = min(1, sqrt(K ln K / ((e − 1) T)))``, which makes the policy horizon-aware; a fixed
     ``gamma`` (Lindner et al. use 0.01) makes it anytime.
+
+    ``variant = "authors-code"`` reproduces the EXP3 of Lindner et al.'s code
+    (single-peaked-bandits@8e1dd52, ``Exp3Solver``): its loop evaluates the arm at its pull
+    count *before* incrementing it, so each pull is credited with the value of the arm's
+    previous pull — the m-th pull of arm i with f_i(m − 1) — and an arm's first pull with
+    ``first_pull_credit[i]`` (their f_i(0), the curve's formula at t = 0; default 0, which is
+    their value for Heidari et al.'s increasing families). Regret is unaffected (it counts
+    pulls); what the learner sees lags one pull behind.
     """
 
-    def __init__(self, gamma: Probability | None = None) -> None:
+    def __init__(
+        self,
+        gamma: Probability | None = None,
+        variant: Variant = "paper",
+        first_pull_credit: list[float] | None = None,
+    ) -> None:
         if gamma is not None and gamma <= 0:
             raise SpecError("gamma", "must be in (0, 1]")
+        if first_pull_credit is not None and variant != "authors-code":
+            raise SpecError("first_pull_credit", "only used with variant = 'authors-code'")
         self.gamma = gamma
+        self.variant = variant
+        self.first_pull_credit = first_pull_credit
 
     @property
     def requires_horizon(self) -> bool:
@@ -119,6 +157,14 @@ class EXP3(Policy):
         self.log_w = np.zeros((rng.size, self.n))
         self.rows = np.arange(rng.size)
         self.p = np.full((rng.size, self.n), 1.0 / self.n)
+        self._held: np.ndarray | None = None
+        if self.variant == "authors-code":
+            credit = np.zeros(self.n) if self.first_pull_credit is None else self.first_pull_credit
+            if len(credit) != self.n:
+                raise SpecError(
+                    "first_pull_credit", f"needs one value per arm ({self.n}), got {len(credit)}"
+                )
+            self._held = np.tile(np.asarray(credit, dtype=float), (rng.size, 1))
 
     def select(self) -> np.ndarray:
         w = np.exp(self.log_w - self.log_w.max(axis=1, keepdims=True))
@@ -127,10 +173,17 @@ class EXP3(Policy):
 
     def reset_rows(self, rows: np.ndarray) -> None:
         self.log_w[rows] = 0.0
+        if self._held is not None:
+            credit = 0.0 if self.first_pull_credit is None else np.asarray(self.first_pull_credit)
+            self._held[rows] = credit
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         p_chosen = self.p[self.rows, actions]
-        self.log_w[self.rows, actions] += self._gamma * feedback.reward / (p_chosen * self.n)
+        reward = feedback.reward
+        if self._held is not None:  # authors' code: credit the arm's previous pull
+            reward = self._held[self.rows, actions].copy()
+            self._held[self.rows, actions] = feedback.reward
+        self.log_w[self.rows, actions] += self._gamma * reward / (p_chosen * self.n)
         # Re-centre so the largest log-weight is 0: exp() of the others never overflows.
         self.log_w -= self.log_w.max(axis=1, keepdims=True)
 

@@ -206,11 +206,18 @@ class RExp3(EXP3):
     """Rexp3 (Besbes, Gur & Zeevi 2014, "Stochastic multi-armed-bandit problem with
     non-stationary rewards", §4): EXP3 restarted at the start of every batch of Δ rounds, with
     ``Δ = ⌈(K ln K)^{1/3} (T / V)^{2/3}⌉`` and ``γ = min(1, √(K ln K / ((e − 1) Δ)))``.
-    Default variation budget V = 2 (Lindner et al.). Horizon-aware.
+    Default variation budget V = 2 (Lindner et al.). Horizon-aware. ``variant =
+    "authors-code"``: each pull is credited with the value of the arm's previous pull, as in
+    the authors' ``Rexp3`` (see :class:`~impactbandits.policies.classic.EXP3`).
     """
 
-    def __init__(self, variation_budget: PositiveFloat = VARIATION_BUDGET_DEFAULT) -> None:
-        super().__init__(gamma=None)
+    def __init__(
+        self,
+        variation_budget: PositiveFloat = VARIATION_BUDGET_DEFAULT,
+        variant: Variant = "paper",
+        first_pull_credit: list[float] | None = None,
+    ) -> None:
+        super().__init__(gamma=None, variant=variant, first_pull_credit=first_pull_credit)
         self.variation_budget = float(variation_budget)
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:

@@ -21,6 +21,7 @@ from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
+from impactbandits.opportunity.fairness import SoftmaxFairness
 from impactbandits.opportunity.objective import requirements
 from impactbandits.params import PositiveInt
 
@@ -71,11 +72,17 @@ class _Estimates:
         with np.errstate(divide="ignore"):
             return np.sqrt(CONFIDENCE_SCALE * self.log_t / self.counts)
 
-    def gap_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """LCB(Δ_i), UCB(Δ_i) of Algorithm 4, Lines 17–18, clipped to [0, 1]."""
+    def gap_bounds(self, authors: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """LCB(Δ_i), UCB(Δ_i) of Algorithm 4, Lines 17–18, clipped to [0, 1].
+
+        ``authors``: the width c_i + c_{j*} (j* the empirical best arm, lowest index on ties)
+        of the authors' ``get_deltas_lcb_ucb`` instead of 2c_i; equal while all counts are.
+        """
         mu, c = self.means(), self.radius()
-        gap = mu.max(axis=1, keepdims=True) - mu
-        return np.clip(gap - 2.0 * c, 0.0, 1.0), np.clip(gap + 2.0 * c, 0.0, 1.0)
+        best = np.argmax(mu, axis=1)
+        gap = mu[np.arange(mu.shape[0]), best][:, None] - mu
+        width = c + c[np.arange(mu.shape[0]), best][:, None] if authors else 2.0 * c
+        return np.clip(gap - width, 0.0, 1.0), np.clip(gap + width, 0.0, 1.0)
 
     def box(self) -> tuple[np.ndarray, np.ndarray]:
         """The hyper-cube C_t of Line 19."""
@@ -150,10 +157,23 @@ class SelfRegulatedUtilityMaximization(Policy):
 
     Confidence radius c_i = √(2 ln T / N_i); LCB/UCB(Δ_i) = μ̂_{j*} − μ̂_i ∓ 2c_i clipped to
     [0, 1]; C_t = Π [μ̂_i − c_i, μ̂_i + c_i] ∩ [0, 1]. Defaults (Theorem 2):
-    α = K^{2/3} L^{2/3} T^{−1/3} ln^{1/3} T, β = T^{−1/3} ln^{1/3} T, black box UCB1.
+    α = K^{2/3} L^{2/3} T^{−1/3} ln^{1/3} T, β = T^{−1/3} ln^{1/3} T, black box UCB1, started
+    afresh in phase 4 ("invoke ALG for the remaining rounds", Line 39). L is the fairness
+    function's ℓ1 Lipschitz constant (§2: 1/K for f_lin, c/2 for f_sft).
     ``alpha_rule = "authors-code"`` uses α = K·L^{2/3} T^{−1/3} ln^{1/3} T as the authors' code
     did (REPRODUCTION.md §4). The range oracle is the fairness function's own
     (exact for softmax and monotone Cartesian f). Horizon-aware; reports phases 1–4.
+
+    ``variant = "authors-code"`` reproduces every behaviour of the authors' code
+    (tomron/CSRviaMAB@cb90260, ``BlackBoxAlgorithm.runSimulation``) that differs from the
+    paper: α with K instead of K^{2/3} (implies ``alpha_rule = "authors-code"``) and
+    L = c for f_sft (their ``TempSoftmax.get_l``); phase 1 skipped when λ = 0 and its test
+    LCB(Δ_j) ≤ max(0, λ − β) and UCB(Δ_j) ≥ min(1, λ + β); phase 2's test range ≥ α; gap
+    bounds of width c_i + c_{j*}; and the black box *not* restarted in phase 4 — it keeps every
+    pull of phases 1–3 — with UCB1 as their ``ucb1`` (``variant = "authors-code"`` of
+    :class:`~impactbandits.policies.classic.UCB1`: index capped at 1, ln T, lowest index on
+    ties) unless ``black_box_params`` say otherwise. Their penalty with μ̂ is the
+    environment's option (``opportunity``'s ``variant = "authors-code"``).
 
     Implementation notes: conditions are evaluated after every full cycle of pulls, per
     replication; the black box sees every round (so its random draws stay in lockstep across
@@ -170,15 +190,21 @@ class SelfRegulatedUtilityMaximization(Policy):
         alpha: float | None = None,
         beta: float | None = None,
         alpha_rule: Literal["paper", "authors-code"] = "paper",
+        variant: Literal["paper", "authors-code"] = "paper",
     ) -> None:
+        from impactbandits.policies.classic import UCB1
         from impactbandits.registry import build_policy, resolve, validate_params
 
+        given = dict(black_box_params or {})
+        if variant == "authors-code" and black_box == "ucb1":
+            given.setdefault("variant", "authors-code")
         params = validate_params(
-            resolve("policy", black_box, "black_box"), black_box_params or {}, "black_box_params"
+            resolve("policy", black_box, "black_box"), given, "black_box_params"
         )
         self.black_box, self.black_box_params = black_box, params
         self._inner = build_policy(black_box, params)
-        if self._inner.requires_horizon:
+        # UCB1's authors-code variant needs only ln T of SRUM's own horizon, which is known
+        if self._inner.requires_horizon and not isinstance(self._inner, UCB1):
             raise SpecError(
                 "black_box",
                 f"{black_box!r} needs a horizon; SRUM invokes the black "
@@ -191,7 +217,8 @@ class SelfRegulatedUtilityMaximization(Policy):
                 "allowed: ucb1, greedy, epsilon-greedy, exp3 (fixed gamma), "
                 "round-robin",
             )
-        self.alpha, self.beta, self.alpha_rule = alpha, beta, alpha_rule
+        self.alpha, self.beta, self.alpha_rule, self.variant = alpha, beta, alpha_rule, variant
+        self._authors = variant == "authors-code"
 
     @property
     def requires_horizon(self) -> bool:
@@ -204,7 +231,9 @@ class SelfRegulatedUtilityMaximization(Policy):
         self.T = T
         log_term = math.log(T) ** (1 / 3) * T ** (-1 / 3)
         L = self.fairness.lipschitz
-        k_factor = k if self.alpha_rule == "authors-code" else k ** (2 / 3)
+        if self._authors and isinstance(self.fairness, SoftmaxFairness):
+            L = abs(self.fairness.c)  # their TempSoftmax.get_l() = 1/temp
+        k_factor = k if self.alpha_rule == "authors-code" or self._authors else k ** (2 / 3)
         self._alpha = self.alpha if self.alpha is not None else k_factor * L ** (2 / 3) * log_term
         self._beta = self.beta if self.beta is not None else log_term
         size = rng.size
@@ -212,7 +241,8 @@ class SelfRegulatedUtilityMaximization(Policy):
         self.phase = np.zeros(size, dtype=np.int64)  # 0..3 for phases 1..4
         self.cycle = np.zeros(size, dtype=np.int64)
         self.targets = np.zeros((size, k))
-        self._inner.reset(space, None, BatchRNG([g.spawn(1)[0] for g in rng.generators]))
+        inner_horizon = T if self._inner.requires_horizon else None
+        self._inner.reset(space, inner_horizon, BatchRNG([g.spawn(1)[0] for g in rng.generators]))
         self._rows = np.ones(size, dtype=bool)
         self._advance(self._rows, initial=True)
 
@@ -223,11 +253,18 @@ class SelfRegulatedUtilityMaximization(Policy):
             ucb = np.ones_like(self.targets)
             lower, upper = np.zeros_like(self.targets), np.ones_like(self.targets)
         else:
-            lcb, ucb = self.estimates.gap_bounds()
+            lcb, ucb = self.estimates.gap_bounds(self._authors)
             lower, upper = self.estimates.box()
         lam = self.lam
-        stay1 = ((ucb > lam + self._beta) & (lcb < lam - self._beta)).any(axis=1)
-        variable = self.fairness.range(lower, upper) > self._alpha
+        if self._authors:  # approx_delta: skipped for λ = 0, clipped bounds, non-strict
+            near = (lcb <= np.maximum(0.0, lam - self._beta)) & (
+                ucb >= np.minimum(1.0, lam + self._beta)
+            )
+            stay1 = (near & (lam > 0)).any(axis=1)
+            variable = self.fairness.range(lower, upper) >= self._alpha
+        else:
+            stay1 = ((ucb > lam + self._beta) & (lcb < lam - self._beta)).any(axis=1)
+            variable = self.fairness.range(lower, upper) > self._alpha
         stay2 = (variable & (lcb < lam)).any(axis=1)
         in1 = rows & (self.phase == 0)
         in2 = rows & (self.phase == 1)
@@ -245,7 +282,8 @@ class SelfRegulatedUtilityMaximization(Policy):
         done = rows & (self.phase == 2) & ~(self.estimates.counts < self.targets).any(axis=1)
         if done.any():
             self.phase[done] = 3
-            self._inner.reset_rows(done)
+            if not self._authors:  # the authors' UCB1 keeps the pulls of phases 1-3
+                self._inner.reset_rows(done)
 
     def select(self) -> np.ndarray:
         inner = self._inner.select()  # every round, for lockstep randomness

@@ -10,7 +10,12 @@ approximation phases when some gap Δ_i lies within β of λ).
 * ``ron-fig1`` (Figure 1): average utility (utility / T) against T, one panel per λ, one line
   per f, the exact Lemma-1 optimum dashed.
 * ``ron-fig2`` (Figure 2): the share of rounds spent in each phase of SRUM against T for f_sft,
-  one panel per λ.
+  one panel per λ (stacked bars of the four phase shares, which sum to 1).
+
+``fig1(quick, variant="authors-code")`` (and ``fig2``) build the same grid with every
+behaviour of the authors' code (tomron/CSRviaMAB): SRUM's and the environment's
+``variant = "authors-code"`` (UCB1 capped at 1 and kept warm, α with K, L = c for f_sft, the
+penalty evaluated at μ̂); the experiment name gets the suffix ``-authors-code``.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
+from impactbandits.errors import SpecError
 from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
 from impactbandits.experiments.spec import ExperimentSpec
 
@@ -31,19 +37,33 @@ NAMES = {"uniform": "f_uni", "linear": "f_lin", "softmax": "f_sft"}
 FULL_HORIZONS = [1_000, 5_000, 10_000, 50_000, 100_000, 200_000]
 QUICK_HORIZONS = [1_000, 10_000, 100_000]
 FULL_SEEDS, QUICK_SEEDS = 200, 10
+VARIANTS = ("paper", "authors-code")
+#: SRUM's phases, in the order of the stacked bars of Figure 2.
+PHASES = ("phase_1", "phase_2", "phase_3", "phase_4")
 
 
-def _env(fairness: str, lam: float) -> dict[str, Any]:
-    return {
+def _env(fairness: str, lam: float, variant: str = "paper") -> dict[str, Any]:
+    env: dict[str, Any] = {
         "kind": "opportunity",
         "label": f"λ={lam:g}, {NAMES[fairness]}",
         "means": MEANS,
         "fairness": fairness,
         "transfer_cost": lam,
     }
+    if variant != "paper":
+        env["variant"] = variant
+    return env
 
 
-def _spec(name: str, description: str, envs: list[dict[str, Any]], quick: bool) -> ExperimentSpec:
+def _spec(
+    name: str, description: str, envs: list[dict[str, Any]], quick: bool, variant: str
+) -> ExperimentSpec:
+    if variant not in VARIANTS:
+        raise SpecError("variant", f"unknown variant {variant!r}; allowed: {', '.join(VARIANTS)}")
+    policy: dict[str, Any] = {"kind": "srum", "label": "SRUM"}
+    if variant != "paper":
+        policy["variant"] = variant
+        name = f"{name}-{variant}"
     return scaled_spec(
         name,
         quick,
@@ -51,25 +71,30 @@ def _spec(name: str, description: str, envs: list[dict[str, Any]], quick: bool) 
         seeds=(FULL_SEEDS, QUICK_SEEDS),
         description=description,
         environments=envs,
-        policies=[{"kind": "srum", "label": "SRUM"}],
+        policies=[policy],
     )
 
 
-def fig1(quick: bool) -> ExperimentSpec:
-    envs = [_env(f, lam) for lam in LAMBDAS for f in FAIRNESS]
+def fig1(quick: bool, variant: str = "paper") -> ExperimentSpec:
+    envs = [_env(f, lam, variant) for lam in LAMBDAS for f in FAIRNESS]
     return _spec(
         "ron-fig1",
         "Ron et al. Figure 1: average utility of SRUM for 9 fairness "
         "policies, with the exact optimum.",
         envs,
         quick,
+        variant,
     )
 
 
-def fig2(quick: bool) -> ExperimentSpec:
-    envs = [_env("softmax", lam) for lam in LAMBDAS]
+def fig2(quick: bool, variant: str = "paper") -> ExperimentSpec:
+    envs = [_env("softmax", lam, variant) for lam in LAMBDAS]
     return _spec(
-        "ron-fig2", "Ron et al. Figure 2: share of rounds per SRUM phase for f_sft.", envs, quick
+        "ron-fig2",
+        "Ron et al. Figure 2: share of rounds per SRUM phase for f_sft.",
+        envs,
+        quick,
+        variant,
     )
 
 
@@ -125,7 +150,9 @@ def render_fig1(run_dir: Path) -> list[Path]:
 
 def render_fig2(run_dir: Path) -> list[Path]:
     _, table = load_run(run_dir)
-    phases = [c for c in table.columns if c.startswith("phase_")]
+    # only SRUM's four phase shares: the tidy table's other phase_* column, phase_switches, is
+    # a count of policy switches, not a share of rounds
+    phases = [c for c in PHASES if c in table.columns]
     fig = MplFigure(figsize=(15, 4.2), layout="constrained")
     axes = fig.subplots(1, len(LAMBDAS), sharey=True)
     for ax, lam in zip(axes, LAMBDAS, strict=True):
@@ -136,9 +163,10 @@ def render_fig2(run_dir: Path) -> list[Path]:
         x = np.arange(len(shares))
         bottom = np.zeros(len(shares))
         for column in phases:
-            ax.bar(x, shares[column], bottom=bottom, label=f"phase {column.split('_')[1]}")
+            ax.bar(x, shares[column], bottom=bottom, label=f"phase {column.removeprefix('phase_')}")
             bottom += shares[column].to_numpy()
         ax.set_xticks(x, [f"{h:g}" for h in shares.index], rotation=30)
+        ax.set_ylim(0.0, 1.0)
         ax.set_title(f"λ = {lam:g}, f_sft")
         ax.set_xlabel("horizon T")
     axes[0].set_ylabel("share of rounds")
@@ -152,6 +180,7 @@ FIG1 = Figure(
     "Ron, Ben-Porat & Shalit 2021, Figure 1",
     fig1,
     render_fig1,
+    variants=VARIANTS,
 )
 FIG2 = Figure(
     "ron-fig2",
@@ -159,4 +188,5 @@ FIG2 = Figure(
     "Ron, Ben-Porat & Shalit 2021, Figure 2",
     fig2,
     render_fig2,
+    variants=VARIANTS,
 )

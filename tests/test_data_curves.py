@@ -18,7 +18,7 @@ from impactbandits.envs.fico import (
     transrisk_to_fico,
 )
 from impactbandits.envs.recommender import (
-    RECOMMENDER_INSTANCES,
+    RECOMMENDER_SELECTED_INSTANCES,
     RECOMMENDER_TMAX,
     _rescale,
     recommender_curves,
@@ -200,15 +200,16 @@ def test_recommender_recursion_matches_plain_loop() -> None:
 
 
 def test_recommender_parameter_draw_order() -> None:
-    """Arm by arm: U1, U2, U3, U4, then the uniform deciding B (B = 0 iff it is below 0.2)."""
+    """Generator sampler, arm by arm: U1, U2, U3, U4, then the uniform deciding B (B = 0 iff it
+    is below 0.2). The legacy (authors') order is tested in tests/test_lindner_instances.py."""
     seed, n_arms = 17, 6
     rng = np.random.default_rng(seed)
-    params = recommender_parameters(n_arms, seed)
+    params = recommender_parameters(n_arms, seed, "generator")
     for arm in range(n_arms):
         u1, u2, u3, u4, u5 = (rng.random() for _ in range(5))
         b = 0.0 if u5 < 0.2 else 0.5
         np.testing.assert_allclose(params[arm], [b * u1, 0.5 * u2, 0.9 + 0.1 * u3, 0.2 * u4])
-    many = recommender_parameters(2000, 0)
+    many = recommender_parameters(2000, 0, "generator")
     assert np.all((many[:, 0] >= 0) & (many[:, 0] < 0.5))
     assert np.all((many[:, 1] >= 0) & (many[:, 1] < 0.5))
     assert np.all((many[:, 2] >= 0.9) & (many[:, 2] < 1.0))
@@ -239,7 +240,7 @@ def test_recommender_rescaling() -> None:
         assert raw.min() == 0.0  # never negative with these parameter ranges: no shift
         np.testing.assert_allclose(row, raw / max(raw.max(), 1.0), rtol=1e-12)
     peaks = curves.max(axis=1)
-    assert np.any(peaks == 1.0) and np.any(peaks < 1.0)  # instance A has both kinds of arm
+    assert np.any(peaks == 1.0) and np.any(peaks < 1.0)  # (paper's instance B) both kinds
     # The shift branch: −min(min x, 0) first, then divide by max(max x, 1) taken before it.
     np.testing.assert_allclose(
         _rescale(np.array([[-0.5, 0.5, 0.25], [0.0, 4.0, 2.0]])),
@@ -256,11 +257,12 @@ def test_recommender_seeded() -> None:
         recommender_instance("D")
 
 
-@pytest.mark.parametrize("name", sorted(RECOMMENDER_INSTANCES))
-def test_recommender_instances_show_novelty_trap(name: str) -> None:
-    """The documented selection criteria of :data:`RECOMMENDER_INSTANCES`."""
-    curves = recommender_instance(name)
-    np.testing.assert_array_equal(curves, recommender_curves(4, 3000, RECOMMENDER_INSTANCES[name]))
+@pytest.mark.parametrize("name", sorted(RECOMMENDER_SELECTED_INSTANCES))
+def test_recommender_selected_instances_show_novelty_trap(name: str) -> None:
+    """The documented selection criteria of :data:`RECOMMENDER_SELECTED_INSTANCES`."""
+    curves = recommender_instance(name, instance_set="selected")
+    seed = RECOMMENDER_SELECTED_INSTANCES[name]
+    np.testing.assert_array_equal(curves, recommender_curves(4, 3000, seed, "generator"))
     early, final, peak = curves[:, :100].mean(axis=1), curves[:, -1], curves.max(axis=1)
     early_winner, late_winner = int(np.argmax(early)), int(np.argmax(final))
     assert early_winner != late_winner

@@ -128,7 +128,9 @@ def test_theorem5_every_arm_reaches_its_potential_within_the_derived_run_length(
         curves = saturating_curves(asymptotes, saturation, rounds)
         counts = play_deterministic(PatilAnytime(), curves, rounds, checkpoints=[rounds])[0]
         assert np.all(counts >= saturation), (counts, saturation, rounds)
-        np.testing.assert_allclose(potential_gap(curves, counts[None, :])[0], 0.0, atol=1e-15)
+        np.testing.assert_allclose(
+            potential_gap(curves, counts[None, :], np.asarray(asymptotes))[0], 0.0, atol=1e-15
+        )
 
 
 def _cr(curves, rounds, policy):

@@ -40,18 +40,26 @@ def competitive_ratio(optimum: np.ndarray, reward: np.ndarray) -> np.ndarray:
     return np.where((optimum == 0) & (reward == 0), 1.0, ratio)
 
 
-def potential_gap(curves: np.ndarray, pulls: np.ndarray) -> np.ndarray:
-    """a_i − f_i(N_i): each arm's distance from its true potential (Patil et al. 2023, §4.3).
+def potential_gap(curves: np.ndarray, pulls: np.ndarray, potentials: np.ndarray) -> np.ndarray:
+    """a_i − f_i(N_i): each arm's distance from its true potential (Patil et al. 2023, §2 and
+    Theorem 5), a_i = lim_{n→∞} f_i(n).
 
-    ``curves`` is ``(k, length)``, its last column taken as the asymptote a_i; ``pulls`` is
-    ``(..., k)`` pull counts (0 pulls: the gap to f_i(1))."""
+    ``curves`` is ``(k, length)``; ``pulls`` is ``(..., k)`` pull counts (0 pulls: the gap to
+    f_i(1)); ``potentials`` the ``(k,)`` a_i — not the curves' last column, which for a curve
+    still rising at the end of the table is below a_i: take them from
+    :func:`impactbandits.envs.imab.true_potentials` (closed form for the parametric families)."""
     curves = np.asarray(curves, dtype=float)
     pulls = np.asarray(pulls, dtype=np.int64)
+    potentials = np.asarray(potentials, dtype=float)
+    if potentials.shape != curves.shape[:1]:
+        raise ValueError(
+            f"potentials need one value per arm ({curves.shape[0]}), got {potentials.shape}"
+        )
     index = np.clip(pulls - 1, 0, curves.shape[1] - 1)
     current = np.take_along_axis(
         np.broadcast_to(curves, (*pulls.shape[:-1], *curves.shape)), index[..., None], axis=-1
     )[..., 0]
-    return curves[:, -1] - current
+    return potentials - current
 
 
 def per_step(values: np.ndarray, horizon: np.ndarray) -> np.ndarray:

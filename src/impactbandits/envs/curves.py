@@ -18,6 +18,7 @@ __all__ = [
     "constant_curves",
     "decreasing_curves",
     "increasing_curves",
+    "increasing_limits",
     "single_peaked_curve",
     "single_peaked_curves",
 ]
@@ -86,6 +87,19 @@ def increasing_curves(family: str, alpha: float, length: int = 10_000) -> np.nda
     else:
         raise ValueError(f"unknown increasing family {family!r}; allowed: {INCREASING_FAMILIES}")
     return np.stack(rows)
+
+
+def increasing_limits(family: str, alpha: float) -> np.ndarray:
+    """The asymptotes a_i = lim_{t→∞} f_i(t) of :func:`increasing_curves` (the arms' "true
+    potential", Patil et al. 2023 §2), in closed form for α > 0: 1 − t^−x → 1 and
+    min(1, t/1000) → 1 for the first arm; 0.5 − 0.5·t^−α → 0.5 and min(0.5, 0.5·(t/1000)^α) →
+    0.5 for the second. The same for every family, and not the curves' last values (inc_1 with
+    α = 0.5 at t = 2·10⁴: 0.9929 and 0.4965)."""
+    if family not in INCREASING_FAMILIES:
+        raise ValueError(f"unknown increasing family {family!r}; allowed: {INCREASING_FAMILIES}")
+    if alpha <= 0:
+        raise ValueError(f"alpha must be positive, got {alpha}")
+    return np.array([1.0, 0.5])
 
 
 def constant_curves(means: Sequence[float], length: int) -> np.ndarray:

@@ -17,13 +17,32 @@ rescaled curve lies in [0, 1]; an arm whose peak stays below 1 keeps its raw val
 The curves are single-peaked: the increments obey ``d_j = (1 − c)·d_{j−1} − n·γ^{j−1}·(1 − γ)``,
 so once an arm's reward starts to fall it keeps falling, towards ``v``.
 
-Parameters per arm (independent uniforms ``U1..U4`` and an indicator uniform ``U5``)::
+Parameters per arm (independent uniforms ``U_B, U1..U4``)::
 
-    v = B·U1 with B = 0 if U5 < 0.2 else 0.5   (B = 0 w.p. 0.2, 0.5 w.p. 0.8)
+    v = B·U1 with B = 0 if U_B < 0.2 else 0.5   (B = 0 w.p. 0.2, 0.5 w.p. 0.8)
     n = 0.5·U2,   γ = 0.9 + 0.1·U3,   c = 0.2·U4
 
-drawn from ``numpy.random.default_rng(seed)`` as one ``rng.random((n_arms, 5))`` block, i.e.
-arm by arm in the order U1, U2, U3, U4, U5.
+Two samplers turn a seed into uniforms (:func:`recommender_parameters`):
+
+* ``"legacy"`` (default) — the authors' recipe: ``numpy.random.RandomState(seed)``, arm by arm,
+  ``U_B, U1, U2, U3, U4`` (``U_B`` is the uniform that ``RandomState.choice([0, 0.5],
+  p=[0.2, 0.8])`` consumes). The authors' code seeds the legacy global ``np.random`` state with
+  the instance seed before drawing, so seed s gives exactly their ``get_random(..., seed=s)``
+  instance.
+* ``"generator"`` — ``numpy.random.default_rng(seed).random((n_arms, 5))``, row by row (arm by
+  arm) ``U1, U2, U3, U4, U_B``: the library's earlier sampler, kept for the ``"selected"``
+  instance set.
+
+Named instances (:func:`recommender_instance`), two sets:
+
+* ``"paper"`` (default): A, B, C are the paper's instances (Fig. 3b, Figs 14–16) — the
+  authors' experiments ``recommender_4_{1,2,3}`` (``experiments.py`` of
+  github.com/david-lindner/single-peaked-bandits) draw them with ``get_random(..., Tmax=3000,
+  n_arms=4, seed=s)`` for s = 1, 2, 3, and their README runs them without
+  ``--randomize_bandit``, so each instance is fixed across the 30 seeds. We map A, B, C to
+  seeds 1, 2, 3 in that order (the paper does not print the seeds). Sampler ``"legacy"``.
+* ``"selected"``: our earlier instances, seeds 2, 4, 5 of the ``"generator"`` sampler, picked
+  by criteria that encode the paper's story (see :data:`RECOMMENDER_SELECTED_INSTANCES`).
 
 Note: the rescaling divides by the maximum over the ``horizon`` computed values, so curves built
 for different horizons are not prefixes of each other when an arm's maximum lies beyond the
@@ -33,6 +52,8 @@ slice).
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import numpy as np
 
@@ -45,7 +66,10 @@ __all__ = [
     "NOVELTY_SCALE",
     "P_VALUE_ZERO",
     "RECOMMENDER_INSTANCES",
+    "RECOMMENDER_INSTANCE_SETS",
     "RECOMMENDER_N_ARMS",
+    "RECOMMENDER_SAMPLERS",
+    "RECOMMENDER_SELECTED_INSTANCES",
     "RECOMMENDER_TMAX",
     "VALUE_SCALE",
     "recommender_curves",
@@ -68,19 +92,36 @@ GAMMA_SPAN = 0.1
 #: Pull towards the inherent value c = DECAY_SCALE·U4.
 DECAY_SCALE = 0.2
 
-#: Seeds of the paper's three recommender instances A, B, C (Fig. 3b, Figs 14–16). The authors
-#: drew theirs with the legacy global ``np.random`` state seeded 1, 2, 3 (Bernoulli first), which
-#: a ``Generator`` cannot reproduce; these are instead the three smallest seeds (scanning 0, 1,
-#: 2, …) whose 4-arm, T = 3000 instance shows the situation the paper illustrates — the arm with
-#: the best early rewards (mean over pulls 1–100) is *not* the arm with the best long-run
-#: reward (the value at pull 3000); the long-run winner ends at least 0.2 above the early
-#: winner; the early winner's rescaled peak is at least 0.7 (a pronounced novelty bump that
-#: draws external-regret learners in); and some other arm also rises by at least 0.1 above its
-#: final value. Seeds 0, 1 and 3 fail (there the early and long-run winners coincide or their
-#: final rewards are within 0.2). ``tests/test_data_curves.py`` re-checks these criteria.
-RECOMMENDER_INSTANCES: dict[str, int] = {"A": 2, "B": 4, "C": 5}
+#: Seeds of the paper's three recommender instances A, B, C (Fig. 3b, Figs 14–16) under the
+#: ``"legacy"`` sampler: the authors' ``recommender_4_1``, ``_2``, ``_3``. The test
+#: ``tests/test_lindner_instances.py`` compares them with values from the authors' code.
+RECOMMENDER_INSTANCES: dict[str, int] = {"A": 1, "B": 2, "C": 3}
+
+#: Our earlier instances (instance set ``"selected"``, sampler ``"generator"``): the three
+#: smallest seeds (scanning 0, 1, 2, …) whose 4-arm, T = 3000 instance shows the situation the
+#: paper illustrates — the arm with the best early rewards (mean over pulls 1–100) is *not* the
+#: arm with the best long-run reward (the value at pull 3000); the long-run winner ends at least
+#: 0.2 above the early winner; the early winner's rescaled peak is at least 0.7 (a pronounced
+#: novelty bump that draws external-regret learners in); and some other arm also rises by at
+#: least 0.1 above its final value. Seeds 0, 1 and 3 fail. Chosen by us, not by the paper:
+#: the criteria encode the paper's story, so these instances favour SPO by construction.
+#: ``tests/test_data_curves.py`` re-checks the criteria.
+RECOMMENDER_SELECTED_INSTANCES: dict[str, int] = {"A": 2, "B": 4, "C": 5}
+
+#: The samplers of :func:`recommender_parameters`.
+RECOMMENDER_SAMPLERS: tuple[str, ...] = ("legacy", "generator")
+
+#: Instance set name → (sampler, seeds of A, B, C).
+RECOMMENDER_INSTANCE_SETS: dict[str, tuple[str, dict[str, int]]] = {
+    "paper": ("legacy", RECOMMENDER_INSTANCES),
+    "selected": ("generator", RECOMMENDER_SELECTED_INSTANCES),
+}
+
+RecommenderSampler = Literal["legacy", "generator"]
+RecommenderInstanceSet = Literal["paper", "selected"]
 
 _N_UNIFORMS = 5
+_LEGACY_SEED_LIMIT = 2**32
 
 
 def _check_positive(field: str, value: int) -> None:
@@ -88,17 +129,38 @@ def _check_positive(field: str, value: int) -> None:
         raise SpecError(field, f"must be a positive integer; got {value!r}")
 
 
-def recommender_parameters(n_arms: int = RECOMMENDER_N_ARMS, seed: int = 0) -> np.ndarray:
+def recommender_parameters(
+    n_arms: int = RECOMMENDER_N_ARMS, seed: int = 0, sampler: RecommenderSampler = "legacy"
+) -> np.ndarray:
     """The ``(n_arms, 4)`` parameters ``(v, n, γ, c)`` of each arm, drawn from ``seed``.
 
-    ``rng.random((n_arms, 5))`` supplies, row by row (arm by arm), ``U1, U2, U3, U4, U5``:
-    ``v = B·U1`` with ``B = 0`` if ``U5 < 0.2`` else 0.5, ``n = 0.5·U2``, ``γ = 0.9 + 0.1·U3``,
-    ``c = 0.2·U4`` (Lindner et al. 2021, REPRODUCTION.md §1).
+    ``v = B·U1`` with ``B = 0`` if ``U_B < 0.2`` else 0.5, ``n = 0.5·U2``,
+    ``γ = 0.9 + 0.1·U3``, ``c = 0.2·U4`` (Lindner et al. 2021 §5, REPRODUCTION.md §1).
+
+    Args:
+        n_arms: number of arms (items).
+        seed: the instance seed (non-negative).
+        sampler: ``"legacy"`` (default, the authors' recipe): ``np.random.RandomState(seed)``
+            draws, arm by arm, ``U_B, U1, U2, U3, U4``; ``"generator"``:
+            ``np.random.default_rng(seed).random((n_arms, 5))`` supplies, row by row,
+            ``U1, U2, U3, U4, U_B``.
     """
     _check_positive("n_arms", n_arms)
-    uniforms = np.random.default_rng(seed).random((n_arms, _N_UNIFORMS))
-    u1, u2, u3, u4, u5 = uniforms.T
-    level = np.where(u5 < P_VALUE_ZERO, 0.0, VALUE_SCALE)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise SpecError("seed", f"must be a non-negative integer; got {seed!r}")
+    if sampler == "legacy":
+        if seed >= _LEGACY_SEED_LIMIT:
+            raise SpecError("seed", f"must be below 2**32 for the legacy sampler; got {seed}")
+        ordered = np.random.RandomState(seed).random_sample((n_arms, _N_UNIFORMS))
+        u_b, u1, u2, u3, u4 = ordered.T
+    elif sampler == "generator":
+        ordered = np.random.default_rng(seed).random((n_arms, _N_UNIFORMS))
+        u1, u2, u3, u4, u_b = ordered.T
+    else:
+        raise SpecError(
+            "sampler", f"must be one of {', '.join(RECOMMENDER_SAMPLERS)}; got {sampler!r}"
+        )
+    level = np.where(u_b < P_VALUE_ZERO, 0.0, VALUE_SCALE)
     return np.column_stack(
         (level * u1, NOVELTY_SCALE * u2, GAMMA_MIN + GAMMA_SPAN * u3, DECAY_SCALE * u4)
     )
@@ -130,9 +192,14 @@ def _rescale(x: np.ndarray) -> np.ndarray:
 
 
 def recommender_curves(
-    n_arms: int = RECOMMENDER_N_ARMS, horizon: int = RECOMMENDER_TMAX, seed: int = 0
+    n_arms: int = RECOMMENDER_N_ARMS,
+    horizon: int = RECOMMENDER_TMAX,
+    seed: int = 0,
+    sampler: RecommenderSampler = "legacy",
 ) -> np.ndarray:
     """Reward curves of a random recommender-system instance (Lindner et al. 2021, Fig. 3b).
+
+    ``seed`` and ``sampler`` as in :func:`recommender_parameters`.
 
     Returns:
         ``(n_arms, horizon)`` array with ``curves[i, m − 1] = f_i(m) = x_{m−1}`` after the
@@ -140,11 +207,25 @@ def recommender_curves(
         the ``horizon`` computed values (see the module note on horizons).
     """
     _check_positive("horizon", horizon)
-    return _rescale(recommender_sequences(recommender_parameters(n_arms, seed), horizon))
+    parameters = recommender_parameters(n_arms, seed, sampler)
+    return _rescale(recommender_sequences(parameters, horizon))
 
 
-def recommender_instance(name: str, horizon: int = RECOMMENDER_TMAX) -> np.ndarray:
-    """The 4-arm curves of the named instance ``"A"``, ``"B"`` or ``"C"`` (Figs 3b, 14–16)."""
-    if name not in RECOMMENDER_INSTANCES:
-        raise SpecError("name", f"must be one of {', '.join(RECOMMENDER_INSTANCES)}; got {name!r}")
-    return recommender_curves(RECOMMENDER_N_ARMS, horizon, RECOMMENDER_INSTANCES[name])
+def recommender_instance(
+    name: str, horizon: int = RECOMMENDER_TMAX, instance_set: RecommenderInstanceSet = "paper"
+) -> np.ndarray:
+    """The 4-arm curves of the named instance ``"A"``, ``"B"`` or ``"C"``.
+
+    ``instance_set="paper"`` (default): the paper's instances of Fig. 3b and Figs 14–16 (the
+    authors' seeds 1, 2, 3, sampler ``"legacy"``); ``"selected"``: our earlier instances
+    (:data:`RECOMMENDER_SELECTED_INSTANCES`, sampler ``"generator"``).
+    """
+    if instance_set not in RECOMMENDER_INSTANCE_SETS:
+        raise SpecError(
+            "instance_set",
+            f"must be one of {', '.join(RECOMMENDER_INSTANCE_SETS)}; got {instance_set!r}",
+        )
+    sampler, seeds = RECOMMENDER_INSTANCE_SETS[instance_set]
+    if name not in seeds:
+        raise SpecError("instance", f"must be one of {', '.join(seeds)}; got {name!r}")
+    return recommender_curves(RECOMMENDER_N_ARMS, horizon, seeds[name], sampler)  # type: ignore[arg-type]

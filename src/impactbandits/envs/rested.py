@@ -27,12 +27,15 @@ from pydantic import Field
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
+from impactbandits.envs import imab
 from impactbandits.envs.curves import (
     constant_curves,
     decreasing_curves,
     increasing_curves,
+    increasing_limits,
     single_peaked_curves,
 )
+from impactbandits.envs.validation import validate_curves
 from impactbandits.errors import SpecError
 from impactbandits.params import NonNegativeFloat, PositiveFloat, PositiveInt, Probability
 
@@ -54,24 +57,6 @@ NoiseKind = Literal["none", "gaussian", "beta"]
 BETA_NOISE_SHAPE = 2.0
 #: Default number of curve values when curves are given as callables.
 DEFAULT_LENGTH = 100_000
-
-
-def validate_curves(curves: np.ndarray, field: str = "curves") -> np.ndarray:
-    """Check an ``(N, length)`` array: finite, within [0, 1]. One-line error otherwise."""
-    curves = np.asarray(curves, dtype=float)
-    if curves.ndim != 2 or curves.shape[0] < 1 or curves.shape[1] < 1:
-        raise SpecError(
-            field, f"must be a non-empty (arms × pulls) table, got shape {curves.shape}"
-        )
-    bad = ~np.isfinite(curves) | (curves < 0.0) | (curves > 1.0)
-    if bad.any():
-        arm, index = (int(x) for x in np.argwhere(bad)[0])
-        raise SpecError(
-            field,
-            f"arm {arm} has value {float(curves[arm, index])} at pull {index + 1} (index {index}); "
-            "rewards must be finite and within [0, 1]",
-        )
-    return curves
 
 
 def _evaluate(
@@ -212,6 +197,8 @@ class IncreasingBandit(RestedBandit):
         sigma: NonNegativeFloat = 0.0,
     ) -> None:
         self._setup(increasing_curves(family, alpha, length), noise, sigma)
+        #: true potentials a_i = lim f_i(t) (closed form; Patil et al. 2023 §2)
+        self.asymptotes = increasing_limits(family, alpha)
 
 
 class ConstantBandit(RestedBandit):
@@ -271,22 +258,28 @@ class FicoBandit(RestedBandit):
 class RecommenderBandit(RestedBandit):
     """Synthetic recommender system (Lindner et al. 2021, §5, Figs 3b, 14–16): novelty makes
     items engaging at first; engagement then decays towards the item's inherent value.
-    ``instance`` A, B or C (documented seeds, see
-    :data:`~impactbandits.envs.recommender.RECOMMENDER_INSTANCES`) or an explicit ``seed``.
+
+    ``instance`` A, B or C of ``instance_set`` ``"paper"`` (default: the paper's instances, the
+    authors' seeds 1, 2, 3 drawn with ``np.random.RandomState`` as in their code) or
+    ``"selected"`` (our earlier instances, seeds 2, 4, 5 of ``default_rng``, picked by criteria
+    that encode the paper's story); or an explicit ``seed`` with ``sampler`` ``"legacy"``
+    (default, the authors' recipe) or ``"generator"``. See :mod:`impactbandits.envs.recommender`.
     Curves are built for max(length, 3000) pulls and cut to ``length``, so shorter lengths are
     prefixes of the paper's T = 3000 curves."""
 
     def __init__(
         self,
         instance: Literal["A", "B", "C"] | None = "A",
-        seed: Annotated[int, Field(ge=0)] | None = None,
+        seed: Annotated[int, Field(ge=0, lt=2**32)] | None = None,
         n_arms: PositiveInt = 4,
         length: PositiveInt = 3000,
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
+        instance_set: Literal["paper", "selected"] = "paper",
+        sampler: Literal["legacy", "generator"] = "legacy",
     ) -> None:
         from impactbandits.envs.recommender import (
-            RECOMMENDER_INSTANCES,
+            RECOMMENDER_INSTANCE_SETS,
             RECOMMENDER_TMAX,
             recommender_curves,
         )
@@ -294,8 +287,15 @@ class RecommenderBandit(RestedBandit):
         if seed is None:
             if instance is None:
                 raise SpecError("instance", "give an instance (A, B, C) or a seed")
-            seed = RECOMMENDER_INSTANCES[instance]
-        built = recommender_curves(n_arms, max(length, RECOMMENDER_TMAX), seed=seed)
+            if instance_set not in RECOMMENDER_INSTANCE_SETS:
+                raise SpecError("instance_set", f"must be paper or selected; got {instance_set!r}")
+            sampler, seeds = RECOMMENDER_INSTANCE_SETS[instance_set]  # type: ignore[assignment]
+            if instance not in seeds:
+                raise SpecError("instance", f"must be A, B or C; got {instance!r}")
+            seed = seeds[instance]
+        elif instance_set != "paper":
+            raise SpecError("instance_set", "applies to named instances; with a seed use sampler")
+        built = recommender_curves(n_arms, max(length, RECOMMENDER_TMAX), seed, sampler)
         self._setup(built[:, :length], noise, sigma)
 
 
@@ -304,9 +304,11 @@ class ImprovingBandit(RestedBandit):
     returns (error names the arm and the first violating index).
 
     ``family``: ``"random"`` (k arms from :func:`~impactbandits.envs.imab.random_imab_curves`
-    with ``seed``), ``"lower-bound"`` (I_m with ``k``, ``m`` (0-based) and ``horizon``),
-    ``"linear-vs-flat"`` (``k``, ``ramp``), ``"saturating"`` (``asymptotes``, ``saturation``),
-    or ``"curves"`` (explicit ``curves``).
+    with ``seed``; ``random_family`` ``"uniform"`` or ``"late-bloomer"``), ``"lower-bound"``
+    (I_m with ``k``, ``m`` (0-based) and ``horizon``), ``"linear-vs-flat"`` (``k``, ``ramp``),
+    ``"saturating"`` (``asymptotes``, ``saturation``), or ``"curves"`` (explicit ``curves``).
+    ``asymptotes`` after construction: the true potentials a_i = lim f_i(n)
+    (:func:`~impactbandits.envs.imab.imab_potentials`).
     """
 
     def __init__(
@@ -317,6 +319,7 @@ class ImprovingBandit(RestedBandit):
         k: PositiveInt = 5,
         length: PositiveInt = 10_000,
         seed: Annotated[int, Field(ge=0)] = 0,
+        random_family: Literal["uniform", "late-bloomer"] = "uniform",
         m: Annotated[int, Field(ge=0)] = 0,
         horizon: PositiveInt | None = None,
         ramp: PositiveInt | None = None,
@@ -326,10 +329,8 @@ class ImprovingBandit(RestedBandit):
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
     ) -> None:
-        from impactbandits.envs import imab
-
         if family == "random":
-            built = imab.random_imab_curves(k, length, seed)
+            built = imab.random_imab_curves(k, length, seed, random_family)
         elif family == "lower-bound":
             if m >= k:
                 raise SpecError("m", f"must be below k = {k} (arms are numbered from 0)")
@@ -345,4 +346,6 @@ class ImprovingBandit(RestedBandit):
                 raise SpecError("curves", "family 'curves' needs explicit curves")
             built = np.asarray(curves, dtype=float)
         self._setup(imab.validate_imab(built), noise, sigma)
-        self.asymptotes = built[:, -1].copy()
+        self.asymptotes = imab.imab_potentials(
+            family, built, k=k, seed=seed, random_family=random_family, m=m, asymptotes=asymptotes
+        )

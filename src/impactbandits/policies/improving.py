@@ -9,12 +9,14 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import SimplePolicy
 from impactbandits.core.spaces import ActionSpace
+from impactbandits.core.variants import Variant
 from impactbandits.errors import SpecError
 from impactbandits.policies.single_peaked import linear_optimistic_sum
 
@@ -37,9 +39,23 @@ class HKR(SimplePolicy):
     every arm, the one with the best pessimistic bound stays). The last surviving arm receives
     all remaining pulls. Horizon-aware. Single replication (phases are bookkeeping-heavy, not
     arithmetic-heavy; the runner batches copies).
+
+    ``variant = "authors-code"`` reproduces Lindner et al.'s ``IncreasingSolver``
+    (single-peaked-bandits@8e1dd52), which first pulls every arm once *without recording the
+    reward*, then runs the phases above on the recorded pulls only (p and T − p count recorded
+    pulls); the p-th recorded pull is credited with f(p), the value of the arm's *previous*
+    (p-th) pull, although it is its (p+1)-th; f̂(0) = 0 is the "previous" value in phase 1 (so it
+    may already eliminate after one recorded pull). Each eliminated arm therefore gets exactly
+    one pull more than in the paper's algorithm, taken from the survivor: e.g. inc_1, α = 0.1,
+    T = 1000: (979, 21) here, (978, 22) there. Heidari et al.'s algorithm has no unrecorded
+    pull, so the default is ours. (f(0) = 0 is the authors' definition for every increasing
+    family.)
     """
 
     requires_horizon = True
+
+    def __init__(self, variant: Variant = "paper") -> None:
+        self.variant = variant
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: np.random.Generator) -> None:
         if horizon is None:
@@ -51,8 +67,13 @@ class HKR(SimplePolicy):
         self.total = [0.0] * space.n
         self.last = [math.nan] * space.n
         self.previous = [math.nan] * space.n
+        self._ignored = list(self.active) if self.variant == "authors-code" else []
+        self._min_pulls = 1 if self.variant == "authors-code" else 2
+        self._held = [0.0] * space.n
 
     def select(self) -> int:
+        if self._ignored:
+            return self._ignored[0]
         if len(self.active) > 1 and not self.queue:
             self._eliminate()
             self.queue = list(self.active)
@@ -62,7 +83,7 @@ class HKR(SimplePolicy):
 
     def _eliminate(self) -> None:
         p = self.pulls[self.active[0]]
-        if p < 2:
+        if p < self._min_pulls:
             return
         rest = self.horizon - p
         upper, lower = {}, {}
@@ -80,10 +101,23 @@ class HKR(SimplePolicy):
 
     def update(self, action: int, feedback: Feedback) -> None:
         reward = float(feedback.reward)
+        if self.variant == "authors-code":
+            # the authors' loop credits each pull with the value of the arm's previous pull
+            reward, self._held[action] = self._held[action], reward
+            if self._ignored:  # the unrecorded first pull of every arm
+                self._ignored.pop(0)
+                self.last[action] = 0.0
+                return
         self.pulls[action] += 1
         self.total[action] += reward
         self.previous[action] = self.last[action]
         self.last[action] = reward
+
+
+#: Rounding allowance of :class:`PatilAnytime`'s tie test, in units of the machine epsilon per
+#: unit of magnitude of the estimate's terms (see :meth:`PatilAnytime.select`).
+TIE_ULPS = 16.0
+_TIE_EPS = TIE_ULPS * sys.float_info.epsilon
 
 
 class PatilAnytime(SimplePolicy):
@@ -98,8 +132,20 @@ class PatilAnytime(SimplePolicy):
         p_i = F_i + Σ_{n=1}^{M_i} (f_i(N_i) + n·Δ_i) = F_i + M_i f_i(N_i) + Δ_i M_i (M_i + 1)/2,
         M_i = N* − N_i
 
-    (uncapped, exactly as in the paper), and pull an arm of maximal p_i; ties go first to the
-    fewest pulls, then to the lowest index. O(k) per round. Anytime: the horizon is ignored.
+    (uncapped, exactly as in the paper), and pull an arm of maximal p_i. Ties (Algorithm 1,
+    steps 11–12: C = argmax_i p_i, pull argmin_{i∈C} N_i; "then arbitrarily", §4.1) go first to
+    the fewest pulls, then to the lowest index. O(k) per round. Anytime: the horizon is ignored.
+
+    Ties are exact in the paper's real arithmetic and frequent: on linear stretches (the
+    family I_m of §3, inc_2) an arm one pull behind has p_i = F_i + f_i(N_i + 1) = Rew_i(N_i + 1)
+    exactly, but its floating-point value differs from the other arm's by rounding, so a plain
+    ``==`` would hand the tie to whichever value happened to round up. Here two estimates are
+    tied when they differ by at most the sum of their rounding bounds: each observed value is
+    allowed a relative error of ε = TIE_ULPS·2⁻⁵² (the curve value's own rounding plus the
+    arithmetic), which bounds p_i's error by ε·(A_i + M_i|f_i(N_i)| + M_i(M_i+1)/2·(|f_i(N_i)|
+    + |f_i(N_i − 1)|)), A_i = Σ_n |f_i(n)| observed. F_i is kept with compensated (Neumaier)
+    summation so that its own rounding does not grow with N_i. Estimates farther apart than
+    these bounds (differences above ~10⁻¹³·N*² at most) are compared as in the paper.
     """
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: np.random.Generator) -> None:
@@ -107,35 +153,67 @@ class PatilAnytime(SimplePolicy):
         self.t = 0
         self.pulls = [0] * self.k
         self.total = [0.0] * self.k
+        self._carry = [0.0] * self.k  # Neumaier compensation of total
+        self.magnitude = [0.0] * self.k  # Σ |observed rewards|
         self.last = [0.0] * self.k
         self.increment = [0.0] * self.k
+
+    def _estimate(self, i: int, most: int) -> tuple[float, float]:
+        """(p_i, its rounding bound) for the next round."""
+        m = most - self.pulls[i]
+        half = m * (m + 1) / 2
+        last = self.last[i]
+        p = (self.total[i] + self._carry[i]) + m * last + self.increment[i] * half
+        previous = last - self.increment[i]
+        bound = _TIE_EPS * (self.magnitude[i] + m * abs(last) + half * (abs(last) + abs(previous)))
+        return p, bound
 
     def select(self) -> int:
         self.t += 1
         if self.t <= 2 * self.k:
             return (self.t - 1) // 2
-        pulls, total, last, increment = self.pulls, self.total, self.last, self.increment
+        pulls, total, carry, last, increment = (
+            self.pulls,
+            self.total,
+            self._carry,
+            self.last,
+            self.increment,
+        )
+        magnitude = self.magnitude
         most = max(pulls)
-        best, best_p, best_n = 0, -math.inf, 0
-        for i in range(self.k):
+        scores, bounds = [], []
+        for i in range(self.k):  # inlined _estimate (this loop is the policy's cost)
             m = most - pulls[i]
-            p = total[i] + m * last[i] + increment[i] * (m * (m + 1) / 2)
-            if p > best_p or (p == best_p and pulls[i] < best_n):
-                best, best_p, best_n = i, p, pulls[i]
+            half = m * (m + 1) / 2
+            f, d = last[i], increment[i]
+            scores.append((total[i] + carry[i]) + m * f + d * half)
+            bounds.append(_TIE_EPS * (magnitude[i] + m * abs(f) + half * (abs(f) + abs(f - d))))
+        top = max(range(self.k), key=scores.__getitem__)
+        p_top, bound_top = scores[top], bounds[top]
+        best = top
+        for i in range(self.k):
+            if p_top - scores[i] <= bounds[i] + bound_top and (
+                pulls[i] < pulls[best] or (pulls[i] == pulls[best] and i < best)
+            ):
+                best = i
         return best
 
     def optimistic_estimates(self) -> list[float]:
         """The p_i(t) of the next round (for inspection and tests)."""
         most = max(self.pulls)
-        out = []
-        for i in range(self.k):
-            m = most - self.pulls[i]
-            out.append(self.total[i] + m * self.last[i] + self.increment[i] * (m * (m + 1) / 2))
-        return out
+        return [self._estimate(i, most)[0] for i in range(self.k)]
 
     def update(self, action: int, feedback: Feedback) -> None:
         reward = float(feedback.reward)
         self.pulls[action] += 1
-        self.total[action] += reward
+        # Neumaier's compensated summation of the cumulative reward
+        total = self.total[action]
+        new = total + reward
+        if abs(total) >= abs(reward):
+            self._carry[action] += (total - new) + reward
+        else:
+            self._carry[action] += (reward - new) + total
+        self.total[action] = new
+        self.magnitude[action] += abs(reward)
         self.increment[action] = reward - self.last[action] if self.pulls[action] > 1 else 0.0
         self.last[action] = reward

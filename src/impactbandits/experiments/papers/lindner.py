@@ -15,6 +15,18 @@ Algorithm defaults (REPRODUCTION.md §1): SPO and one-step-optimistic use the no
 
 Choice of ours: the paper does not state Figure 1's noise level; ``lindner-fig1`` uses σ = 0.05
 (:data:`FIG1_SIGMA`), and ``lindner-single-peaked`` covers σ ∈ {0, 0.01, 0.05, 0.1}.
+
+Data figures (``lindner-fico``, ``lindner-recommender``): the panels are the paper's, σ ∈
+:data:`DATA_SIGMAS` = {0 (noise-free), 0.01, 0.05} — Figs 12–16 each show (a) noise-free,
+(b) σ = 0.01, (c) σ = 0.05. Fig. 3 repeats one panel of each; the paper states neither its noise
+level nor (3b) its instance — Fig. 12's caption ("the same results … for different simulated
+noise levels") suggests 3a is the noise-free 12a.
+The authors' README also runs σ = 0.1 (``fico_all_gaussian_noise``,
+``recommender_4_gaussian_noise``), which the paper does not show; those panels are not
+registered (add ``{"noise": "gaussian", "sigma": 0.1}`` environments to a spec to run them).
+The recommender instances A, B, C are the paper's (the authors' seeds 1, 2, 3 drawn with
+``np.random.RandomState``, reproduced exactly, see :mod:`impactbandits.envs.recommender`); our
+earlier instances are the environment option ``"instance_set": "selected"``.
 """
 
 from __future__ import annotations
@@ -37,7 +49,14 @@ INCREASING_ALPHAS = {
     "inc_3": (0.1, 0.5, 1.0, 5.0),
 }
 NOISE_SIGMAS = (0.01, 0.05, 0.1)
+#: Noise levels of the paper's FICO and recommender panels (Figs 12–16: (a)–(c)).
+DATA_SIGMAS = (0.0, 0.01, 0.05)
+#: SPO's / one-step-optimistic's noise bound on FICO is max(0.1, 2σ), also when noise-free: the
+#: authors' noise-free FICO bandits (``fico_all``) carry a noise model with bound 0.1 that is not
+#: injected, so their SPO runs the LP branch with ε̄ = 0.1 (the paper states no bound).
 FICO_MIN_NOISE_BOUND = 0.1
+FICO_CURVES = {"score_change": "FICO score change", "bank_utility": "FICO bank utility"}
+RECOMMENDER_NAMES = ("A", "B", "C")
 
 
 def horizon_grid(n_arms: int, t_max: int, count: int) -> list[int]:
@@ -210,27 +229,23 @@ def gaussian(quick: bool) -> ExperimentSpec:
 
 
 def fico(quick: bool) -> ExperimentSpec:
+    """Figs 3a, 12 and 13: score change (Fig. 12) and bank utility (Fig. 13), each noise-free,
+    σ = 0.01 and σ = 0.05; Fig. 3a repeats a score-change panel (noise-free, we read). Bound
+    max(0.1, 2σ) (:data:`FICO_MIN_NOISE_BOUND`). Applicants: instance seed 0 (the authors'
+    preprocessing draws them unseeded, so their instance cannot be rebuilt)."""
     t_max = 1_000 if quick else 2_000
     envs = [
         {
             "kind": "fico",
-            "label": f"FICO score change, {_sigma_label(s)}",
-            "curve": "score_change",
+            "label": f"{title}, {_sigma_label(s)}",
+            "curve": curve,
             "length": t_max,
             **noise(s),
         }
-        for s in NOISE_SIGMAS
+        for curve, title in FICO_CURVES.items()
+        for s in DATA_SIGMAS
     ]
-    envs.append(
-        {
-            "kind": "fico",
-            "label": "FICO bank utility, σ=0.05",
-            "curve": "bank_utility",
-            "length": t_max,
-            **noise(0.05),
-        }
-    )
-    bounds = [max(FICO_MIN_NOISE_BOUND, 2 * s) for s in (*NOISE_SIGMAS, 0.05)]
+    bounds = [max(FICO_MIN_NOISE_BOUND, 2 * s) for _ in FICO_CURVES for s in DATA_SIGMAS]
     return _spec(
         "lindner-fico",
         "Lindner et al. Figures 3a, 12 and 13 (FICO credit lending).",
@@ -243,6 +258,10 @@ def fico(quick: bool) -> ExperimentSpec:
 
 
 def recommender(quick: bool) -> ExperimentSpec:
+    """Figs 3b and 14–16: the paper's instances A, B, C (the authors' seeds 1, 2, 3), each
+    noise-free, σ = 0.01 and σ = 0.05; noise bound 2σ (noise-free SPO at σ = 0, as the
+    authors' ``recommender_4`` bandits have no noise model). Fig. 3b repeats one of these
+    panels; the paper does not say which."""
     t_max = 1_000 if quick else 3_000
     envs = [
         {
@@ -252,14 +271,15 @@ def recommender(quick: bool) -> ExperimentSpec:
             "length": t_max,
             **noise(s),
         }
-        for name in ("A", "B", "C")
-        for s in NOISE_SIGMAS
+        for name in RECOMMENDER_NAMES
+        for s in DATA_SIGMAS
     ]
+    bounds = [2 * s for _ in RECOMMENDER_NAMES for s in DATA_SIGMAS]
     return _spec(
         "lindner-recommender",
-        "Lindner et al. Figures 3b and 14–16 (recommender).",
+        "Lindner et al. Figures 3b and 14–16 (recommender, the paper's instances A–C).",
         envs,
-        per_environment_policies(envs, [2 * s for _ in "ABC" for s in NOISE_SIGMAS]),
+        per_environment_policies(envs, bounds),
         4,
         t_max,
         quick,
@@ -304,13 +324,13 @@ GAUSSIAN = _figure(
 )
 FICO = _figure(
     "lindner-fico",
-    "FICO credit lending (score change and bank utility)",
+    "FICO credit lending (score change and bank utility), noise-free, σ = 0.01, 0.05",
     "Lindner et al. 2021, Figure 3a and Appendix D.4, Figures 12–13",
     fico,
 )
 RECOMMENDER = _figure(
     "lindner-recommender",
-    "Synthetic recommender system, instances A–C",
+    "Synthetic recommender system, the paper's instances A–C, noise-free, σ = 0.01, 0.05",
     "Lindner et al. 2021, Figure 3b and Appendix D.5, Figures 14–16",
     recommender,
 )

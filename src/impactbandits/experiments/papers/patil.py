@@ -6,10 +6,15 @@ No public code exists (REPRODUCTION.md §3); the choices below are ours and docu
 * ``patil-heidari`` (their Fig. 10): Heidari et al.'s families inc_1–inc_3 with the α values of
   Lindner et al.'s Figs 4–6; Algorithm 1 vs HKR vs round robin; per-step regret and competitive
   ratio against T (T ≤ 10⁴, 50 horizons).
-* ``patil-random`` (Fig. 11): four random IMAB instances with k = 5 arms from
-  :func:`~impactbandits.envs.imab.random_imab_curves` (seeds 0–3).
+* ``patil-random`` (Fig. 11): random IMAB instances with k = 5 arms from
+  :func:`~impactbandits.envs.imab.random_imab_curves`: seeds 0–3 of the ``"uniform"`` family
+  (mostly easy: only seed 3 has an arm that starts behind and becomes the best arm within T) and
+  seeds 0–3 of the ``"late-bloomer"`` family (by construction the arm with the highest potential
+  starts behind an early riser and is the best arm only for long horizons: the paper's
+  motivating case, §1).
 * ``patil-potential`` (Fig. 12): f_i(N_i(t)) of every arm against t, beside its true potential
-  a_i, for Algorithm 1 and HKR (at the longest horizon) on random instance 0 and on inc_1 α=0.5.
+  a_i = lim f_i(n) (closed form, not the table's last value), for Algorithm 1 and HKR (at the
+  longest horizon) on uniform random instance 0, late-bloomer instance 0 and inc_1 α=0.5.
 * ``patil-lower-bound``: the competitive ratio at T = kN against k on the family I_m (m the last
   arm), k = 2 … 64, N = 100, for Algorithm 1 and round robin, log-log, beside k/2 and k.
 
@@ -38,6 +43,7 @@ HEIDARI_ALPHAS = {
     "inc_3": (0.1, 0.5, 1.0, 5.0),
 }
 LOWER_BOUND_KS = (2, 4, 8, 16, 32, 64)
+RANDOM_LABELS = {"uniform": "random", "late-bloomer": "late bloomer"}
 LOWER_BOUND_PULLS = 100
 
 
@@ -73,17 +79,22 @@ def random_instances(quick: bool) -> ExperimentSpec:
     envs = [
         {
             "kind": "imab",
-            "label": f"random k=5 seed {s}",
+            "label": f"{RANDOM_LABELS[family]} k=5 seed {s}",
             "family": "random",
+            "random_family": family,
             "k": 5,
             "seed": s,
             "length": t_max,
         }
+        for family in RANDOM_LABELS
         for s in range(4)
     ]
     return ExperimentSpec.create(
         name=quick_name("patil-random", quick),
-        description="Patil et al. Fig. 11: random IMAB instances (saturating exponentials).",
+        description=(
+            "Patil et al. Fig. 11: random IMAB instances (saturating exponentials), uniform and "
+            "late-bloomer families."
+        ),
         environments=envs,
         policies=POLICIES,
         horizons=_grid(t_max, 8 if quick else 50),
@@ -94,14 +105,18 @@ def random_instances(quick: bool) -> ExperimentSpec:
 def potential(quick: bool) -> ExperimentSpec:
     t_max = 3_000 if quick else 20_000
     envs = [
-        {
-            "kind": "imab",
-            "label": "random k=5 seed 0",
-            "family": "random",
-            "k": 5,
-            "seed": 0,
-            "length": t_max,
-        },
+        *(
+            {
+                "kind": "imab",
+                "label": f"{RANDOM_LABELS[family]} k=5 seed 0",
+                "family": "random",
+                "random_family": family,
+                "k": 5,
+                "seed": 0,
+                "length": t_max,
+            }
+            for family in RANDOM_LABELS
+        ),
         {
             "kind": "increasing",
             "label": "inc_1 α=0.5",
@@ -156,7 +171,9 @@ def render_curves_and_ratio(run_dir: Path) -> list[Path]:
 
 
 def render_potential(run_dir: Path) -> list[Path]:
-    """f_i(N_i(t)) against t per arm and policy, with the asymptotes a_i dashed."""
+    """f_i(N_i(t)) against t per arm and policy, with the true potentials a_i = lim f_i(n)
+    dashed (closed form: :func:`~impactbandits.envs.imab.true_potentials`)."""
+    from impactbandits.envs.imab import true_potentials
     from impactbandits.registry import build_environment
 
     spec, table = load_run(run_dir, trajectories=True)
@@ -164,6 +181,7 @@ def render_potential(run_dir: Path) -> list[Path]:
     for env_spec in spec.environments:
         env = build_environment(env_spec.kind, env_spec.params)
         curves = np.asarray(env.curves)  # type: ignore[attr-defined]
+        potentials = true_potentials(env)  # a_i = lim f_i(n), not the table's last value
         rows = table[table["environment"] == env_spec.label]
         policies = list(dict.fromkeys(rows["policy"]))
         fig = MplFigure(figsize=(5.5 * len(policies), 3.8), layout="constrained")
@@ -177,7 +195,7 @@ def render_potential(run_dir: Path) -> list[Path]:
                 pulls = run[f"pulls_{arm}"].to_numpy(dtype=np.int64)
                 current = curves[arm, np.clip(pulls - 1, 0, curves.shape[1] - 1)]
                 (line,) = ax.plot(run["time"], current, lw=1.3, label=f"arm {arm}")
-                ax.axhline(curves[arm, -1], color=line.get_color(), ls="--", lw=0.8)
+                ax.axhline(potentials[arm], color=line.get_color(), ls="--", lw=0.8)
             ax.set_title(f"{policy}: f_i(N_i(t)) vs potential a_i (dashed)")
             ax.set_xlabel("round t")
             ax.set_ylabel("current reward of arm")

@@ -11,7 +11,14 @@ m-th pull of arm i in replication r uses the same uniform for every policy).
   {1, …, 6}) using the replication's instance stream — the same delays for every policy.
 * ``switching_cost``: charged for every switch between the learner's ranking policies (the
   learner's phase switches, see :class:`~impactbandits.core.simulate.Trajectory`), after the
-  run; regret is measured on expected reward minus that cost.
+  run; regret is measured on expected reward minus that cost (§8: "a unit cost is charged for
+  switching between ranking policies").
+* ``arm_switching_cost``: what a learner that does *not* play ranking policies (no phases,
+  e.g. UCB1 over the arms) pays per change of arm — default: ``switching_cost``. The paper
+  charges a switch when the learner changes the playlist it streams; a ranking policy's
+  playlist is its cycle 1, …, m, an arm-level learner's is the single arm it picks, so its
+  analogue of a policy switch is a round whose arm differs from the previous round's. (Charging
+  such a learner nothing — ``arm_switching_cost = 0`` — is what the figure did before.)
 * ``reveal_order``: tell the learner the ranking of the arms by μ (the paper's experiments
   "implicitly assume that BanditRanker successfully ranked the arms"); without it a learner
   must rank them itself (``ranker-low``).
@@ -58,6 +65,7 @@ class DelayedPayoffBandit(Environment):
         decay: Probability = DEFAULT_DECAY,
         f: list[Probability] | None = None,
         switching_cost: NonNegativeFloat = 0.0,
+        arm_switching_cost: NonNegativeFloat | None = None,
         reveal_order: bool = True,
     ) -> None:
         self.means = np.asarray(means, dtype=float)
@@ -79,6 +87,9 @@ class DelayedPayoffBandit(Environment):
             values = float(decay) ** np.arange(1, max(max_delay, 1) + 1)
         self.f_values = values
         self.switching_cost = float(switching_cost)
+        self.arm_switching_cost = (
+            self.switching_cost if arm_switching_cost is None else float(arm_switching_cost)
+        )
         known = {"ranking": ranking_order(self.means)} if reveal_order else {}
         self._space = Discrete(k, known=known)
 
@@ -132,14 +143,15 @@ class DelayedPayoffBandit(Environment):
         return Outcome(Feedback((u < mean).astype(float)), mean)
 
     def summary_metrics(self, trajectory: object) -> dict[str, np.ndarray]:
-        """Switching cost paid (cost × switches between the learner's ranking policies) and
-        reward net of it, realised and expected."""
+        """Switching cost paid and reward net of it, realised and expected: ``switching_cost`` ×
+        switches between the learner's ranking policies (its phase switches), or, for a learner
+        without phases, ``arm_switching_cost`` × changes of arm."""
         switches = getattr(trajectory, "phase_switches", None)
         reward = np.asarray(trajectory.reward)  # type: ignore[attr-defined]
-        cost = (
-            np.zeros_like(reward)
-            if switches is None
-            else self.switching_cost * np.asarray(switches, dtype=float)
-        )
+        if switches is not None:
+            cost = self.switching_cost * np.asarray(switches, dtype=float)
+        else:
+            arm_changes = np.asarray(trajectory.switches, dtype=float)  # type: ignore[attr-defined]
+            cost = self.arm_switching_cost * arm_changes
         expected = np.asarray(trajectory.expected)  # type: ignore[attr-defined]
         return {"switching_cost": cost, "net": reward - cost, "expected_net": expected - cost}

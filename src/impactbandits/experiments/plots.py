@@ -5,10 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+from matplotlib.ticker import EngFormatter, MaxNLocator
 
 from impactbandits.metrics import summarise
 
-__all__ = ["plot_metric_vs_horizon", "plot_metric_vs_time", "plot_pulls_vs_horizon"]
+__all__ = [
+    "plot_metric_vs_horizon",
+    "plot_metric_vs_time",
+    "plot_pulls_vs_horizon",
+    "readable_ticks",
+]
 
 _LABELS = {
     "regret": "regret",
@@ -19,6 +25,18 @@ _LABELS = {
     "competitive_ratio": "OPT(T) / ALG(T)",
     "phase_switches": "switches between policies",
 }
+
+
+def readable_ticks(ax: Any, axis: str = "x") -> Any:
+    """Short tick labels on a linear ``axis`` ("x" or "y"): engineering notation (200000 →
+    "200k") and as many ticks as the axis length leaves room for, so that large rounds and
+    horizons do not overlap. Log axes keep matplotlib's 10^k labels."""
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    scale = ax.get_xscale() if axis == "x" else ax.get_yscale()
+    if scale == "linear":
+        target.set_major_locator(MaxNLocator(nbins="auto", steps=[1, 2, 2.5, 5, 10]))
+        target.set_major_formatter(EngFormatter(sep=""))
+    return ax
 
 
 def _band(ax: Any, summary: pd.DataFrame, x: str, label: str) -> None:
@@ -57,6 +75,7 @@ def plot_metric_vs_horizon(
     ax.set_ylabel(_LABELS.get(metric, metric))
     if log_x:
         ax.set_xscale("log")
+    readable_ticks(ax, "x")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     return ax
@@ -68,8 +87,10 @@ def plot_metric_vs_time(
     metric: str = "regret",
     environment: str | None = None,
     level: float = 0.95,
+    log_x: bool = False,
 ) -> Any:
-    """``metric`` against the round t within the longest run of every policy, with a CI band.
+    """``metric`` against the round t within the longest run of every policy, with a CI band;
+    ``log_x`` puts the rounds on a log axis.
 
     Needs the table with ``trajectories=True``.
     """
@@ -80,6 +101,9 @@ def plot_metric_vs_time(
     _bands_by_policy(ax, longest, "time", metric, level)
     ax.set_xlabel("round t")
     ax.set_ylabel(_LABELS.get(metric, metric))
+    if log_x:
+        ax.set_xscale("log")
+    readable_ticks(ax, "x")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     return ax
@@ -100,6 +124,7 @@ def plot_pulls_vs_horizon(
         ax.plot(optimal["horizon"], optimal["pulls"], "k--", lw=1, label="optimal")
     ax.set_xlabel("horizon T")
     ax.set_ylabel(f"pulls of arm {arm}")
+    readable_ticks(ax, "x")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     return ax

@@ -70,13 +70,16 @@ def write_report(run_dir: str | Path, extra_figures: Sequence[Path] = ()) -> Pat
     metric_t = "regret" if has_regret else "reward"
     images: list[Path] = []
     for env in table["environment"].unique():
-        fig = Figure(figsize=(11, 4), layout="constrained")
-        axes = fig.subplots(1, 2)
+        # the horizon panel needs several horizons: with one it would be a single point
+        single = table.loc[table["environment"] == env, "horizon"].nunique() < 2
+        fig = Figure(figsize=(5.5 if single else 11, 4), layout="constrained")
+        axes = fig.subplots(1, 1 if single else 2, squeeze=False)[0]
         plot_metric_vs_time(trajectories, axes[0], metric=metric_t, environment=env)
         axes[0].set_title(f"{env}: {metric_t} vs time (longest run)")
-        wide = table["horizon"].max() >= 30 * table["horizon"].min()
-        plot_metric_vs_horizon(table, axes[1], metric=metric_h, environment=env, log_x=wide)
-        axes[1].set_title(f"{env}: {metric_h} vs horizon")
+        if not single:
+            wide = table["horizon"].max() >= 30 * table["horizon"].min()
+            plot_metric_vs_horizon(table, axes[1], metric=metric_h, environment=env, log_x=wide)
+            axes[1].set_title(f"{env}: {metric_h} vs horizon")
         path = figures_dir / f"{_slug(str(env))}.png"
         fig.savefig(path, dpi=110)
         images.append(path)

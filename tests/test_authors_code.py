@@ -157,3 +157,40 @@ def test_exp3_pulls_equal_the_authors_code_on_their_random_stream(kind, horizon,
     )
     expected = (EXP3 if kind == "exp3" else REXP3)[(horizon, seed)]
     assert tuple(int(x) for x in trajectory.pulls[0, -1]) == expected
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "lindner-fig1",
+        "lindner-single-peaked",
+        "lindner-increasing",
+        "lindner-gaussian",
+        "lindner-fico",
+        "lindner-recommender",
+    ],
+)
+def test_lindner_figures_switch_every_differing_component(name):
+    from impactbandits.experiments.figures import get_figure
+    from impactbandits.experiments.papers.lindner import AUTHORS_CODE_KINDS
+
+    figure = get_figure(name)
+    paper, authors = figure.spec(True), figure.spec(True, "authors-code")
+    assert authors.name == paper.name.replace("-quick", "-authors-code-quick")
+    assert authors.store_key() != paper.store_key()
+    assert all(p.params.get("variant", "paper") == "paper" for p in paper.policies)
+    for policy in authors.policies:
+        expected = "authors-code" if policy.kind in AUTHORS_CODE_KINDS else "paper"
+        assert policy.params.get("variant", "paper") == expected, policy
+    # the paper's SPO under Gaussian noise is Corollary 1's; the authors' is eps = 2 sigma
+    paper_spo = {p.kind for p in paper.policies if p.label == "SPO"}
+    assert paper_spo <= {"spo", "spo-delta"}
+    assert {p.kind for p in authors.policies if p.label == "SPO"} == {"spo"}
+
+
+def test_authors_first_pull_credit_of_instance_3():
+    from impactbandits.experiments.papers.lindner import authors_first_pull_credit
+
+    credit = authors_first_pull_credit({"kind": "single-peaked", "instance": 3})
+    # by hand: −0.0015·e^6 + (0.5 − 1)/(e^6.6 + 1) + 1 and −0.005·e^4.5 − 0.2/(e^4.95 + 1) + 0.8
+    assert credit == pytest.approx([0.394178, 0.348508], abs=1e-6)

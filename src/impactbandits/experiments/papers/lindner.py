@@ -7,11 +7,18 @@ against the exact optimum (:func:`~impactbandits.oracles.allocation.optimal_allo
 ``--quick`` keeps every environment and algorithm but uses 12 horizons, 5 seeds and a shorter
 Tmax (documented per figure).
 
-Algorithm defaults (REPRODUCTION.md §1): SPO and one-step-optimistic use the noise bound
-ε̄ = 2σ for Gaussian noise (FICO: max(0.1, 2σ)); EXP3 γ = 0.01; R-EXP3 V = 2; D-UCB discount
-1 − 1/(4√T); SW-UCB window ⌊4√(T ln T)⌋; UCB is D-UCB with discount 1. The authors' SPO code
-(only the pulled arm refreshed, LP objective over n+2..T) is available as
-``{"kind": "spo", "variant": "authors-code"}``; the figures use the paper's algorithm.
+Algorithm defaults (REPRODUCTION.md §1): SPO is Algorithm 1 when noise-free and, under
+Gaussian noise, SPO with Corollary 1's δ-intervals (:func:`spo_entry` says why: the authors'
+ε̄ = 2σ is not a bound on Gaussian noise and produces a heavy tail of failing seeds);
+one-step-optimistic uses the authors' noise bound ε̄ = 2σ (FICO: max(0.1, 2σ)); EXP3 γ = 0.01;
+R-EXP3 V = 2; D-UCB discount 1 − 1/(4√T); SW-UCB window ⌊4√(T ln T)⌋; UCB is D-UCB with
+discount 1. Every figure also has an authors'-code variant (``impactbandits reproduce NAME
+--variant authors-code``): SPO with ε̄ = 2σ and stale indices, D-UCB/UCB with padding B,
+stale D-UCB/SW-UCB indices, EXP3/R-EXP3 crediting each pull with the previous pull's value,
+HKR with its unrecorded first pull — each reproduces the authors' pulls exactly on noise-free
+instances (``tests/test_authors_code.py``; differences and effects in ``docs/fidelity.md``).
+Not reproduced: their noisy arms draw fresh noise on every *re-evaluation* of a past pull
+(greedy and one-step-optimistic re-evaluate every round); ours draw once per pull.
 
 Choice of ours: the paper does not state Figure 1's noise level; ``lindner-fig1`` uses σ = 0.05
 (:data:`FIG1_SIGMA`), and ``lindner-single-peaked`` covers σ ∈ {0, 0.01, 0.05, 0.1}.
@@ -55,6 +62,10 @@ DATA_SIGMAS = (0.0, 0.01, 0.05)
 #: authors' noise-free FICO bandits (``fico_all``) carry a noise model with bound 0.1 that is not
 #: injected, so their SPO runs the LP branch with ε̄ = 0.1 (the paper states no bound).
 FICO_MIN_NOISE_BOUND = 0.1
+#: Applicants per group in the authors' FICO arrays (REPRODUCTION.md §1, step 3).
+FICO_APPLICANTS = 1000
+#: The authors' recommender arrays have Tmax = 3000 values (their ``recommender_4``).
+RECOMMENDER_T_MAX = 3000
 FICO_CURVES = {"score_change": "FICO score change", "bank_utility": "FICO bank utility"}
 RECOMMENDER_NAMES = ("A", "B", "C")
 
@@ -69,7 +80,8 @@ def noise(sigma: float) -> dict[str, Any]:
 
 
 def lindner_policies(noise_bound: float, hkr: bool = False) -> list[dict[str, Any]]:
-    """SPO and the six baselines of §5 (plus HKR for increasing rewards)."""
+    """SPO and the six baselines of §5 (plus HKR for increasing rewards), one noise bound for
+    SPO and one-step-optimistic (0 = noise-free)."""
     policies: list[dict[str, Any]] = [
         {"kind": "spo", "label": "SPO", "noise_bound": noise_bound},
         {"kind": "last-reward-greedy", "label": "greedy"},
@@ -84,6 +96,99 @@ def lindner_policies(noise_bound: float, hkr: bool = False) -> list[dict[str, An
     return policies
 
 
+#: Policies whose authors' implementation differs from the paper (``variant = "authors-code"``).
+AUTHORS_CODE_KINDS = ("spo", "exp3", "r-exp3", "d-ucb", "sw-ucb", "ucb", "hkr")
+
+
+def spo_entry(sigma: float, authors_bound: float, variant: str) -> dict[str, Any]:
+    """SPO as the figures run it on an environment with Gaussian noise σ.
+
+    Paper (default): noise-free SPO (Algorithm 1) when σ = 0; for Gaussian noise the paper's
+    own treatment of unbounded noise, Corollary 1 — δ-intervals ŷ ± σ·z_{1−δ/2} that hold
+    simultaneously with probability 0.95 (:class:`~impactbandits.policies.single_peaked.SPODelta`).
+    The authors' experiments instead used ε̄ = 2σ (their ``GaussianNoiseModel`` bound), an
+    interval that fails on 4.6 % of pulls, so the LP (⋆) soon becomes infeasible and SPO falls
+    back to its decreasing-phase index; that is where the heavy tail of noisy SPO comes from
+    (``benchmarks/fidelity/lindner_spo_noise.py``; the ledger has the per-seed numbers).
+    ``variant = "authors-code"`` runs exactly that: ε̄ = ``authors_bound``, stale indices."""
+    if variant == "authors-code":
+        return {"kind": "spo", "noise_bound": authors_bound, "variant": "authors-code"}
+    if sigma == 0:
+        return {"kind": "spo"}
+    return {"kind": "spo-delta", "sigma": sigma}
+
+
+def authors_first_pull_credit(env: dict[str, Any]) -> list[float]:
+    """What the authors' EXP3/Rexp3 loops credit an arm's first pull with: their arm function
+    at t = 0 (:class:`~impactbandits.policies.classic.EXP3`, ``first_pull_credit``).
+
+    Single-peaked: the formula at t = 0 (unclipped, as theirs); increasing families: 0 (their
+    definition); data bandits (FICO, recommender): ``rewards[int(0) − 1]``, i.e. Python's last
+    element — the 1000th FICO applicant, the recommender's value at pull 3000."""
+    from impactbandits.envs.curves import SINGLE_PEAKED_INSTANCES
+    from impactbandits.registry import build_environment
+
+    kind = env["kind"]
+    if kind == "single-peaked":
+        out = []
+        for k1, k2, c1, c2, shift, a in SINGLE_PEAKED_INSTANCES[env["instance"]]:
+            out.append(
+                float(a * np.exp(k1 * shift) + (c2 - c1) / (np.exp((k1 + k2) * shift) + 1) + c1)
+            )
+        return out
+    if kind == "increasing":
+        return [0.0, 0.0]
+    params = {k: v for k, v in env.items() if k not in ("kind", "label", "noise", "sigma")}
+    if kind == "fico":
+        params["length"] = max(params.get("length", 0), FICO_APPLICANTS)
+        return [float(x) for x in build_environment(kind, params).curves[:, FICO_APPLICANTS - 1]]
+    if kind == "recommender":
+        params["length"] = RECOMMENDER_T_MAX
+        return [float(x) for x in build_environment(kind, params).curves[:, -1]]
+    raise ValueError(f"no authors' first-pull credit for {kind!r}")
+
+
+def per_environment_policies(
+    environments: list[dict[str, Any]],
+    sigmas: list[float],
+    authors_bounds: list[float],
+    variant: str = "paper",
+    hkr: bool = False,
+) -> list[dict[str, Any]]:
+    """The §5 algorithms on several environments (``sigmas[i]``: Gaussian noise of
+    ``environments[i]``; ``authors_bounds[i]``: the authors' ε̄ there). Algorithms that do not
+    depend on the environment run everywhere under one entry; SPO (:func:`spo_entry`),
+    one-step-optimistic (ε̄ = the authors' bound: the paper gives none) and, in the
+    authors'-code variant, EXP3/R-EXP3 (their first-pull credit) get one entry per group of
+    environments with equal settings, under one label."""
+    out: list[dict[str, Any]] = []
+
+    def grouped(label: str, entries: list[dict[str, Any]]) -> None:
+        groups: dict[str, tuple[dict[str, Any], list[str]]] = {}
+        for env, entry in zip(environments, entries, strict=True):
+            key = repr(sorted(entry.items()))
+            groups.setdefault(key, (entry, []))[1].append(env["label"])
+        for entry, labels in groups.values():
+            out.append({**entry, "label": label, "environments": labels})
+
+    authors = variant == "authors-code"
+    grouped("SPO", [spo_entry(s, b, variant) for s, b in zip(sigmas, authors_bounds, strict=True)])
+    for policy in lindner_policies(0.0, hkr)[1:]:
+        if policy["kind"] == "one-step-optimistic":
+            grouped(policy["label"], [{**policy, "noise_bound": b} for b in authors_bounds])
+        elif authors and policy["kind"] in ("exp3", "r-exp3"):
+            entries = [
+                {**policy, "variant": variant, "first_pull_credit": authors_first_pull_credit(e)}
+                for e in environments
+            ]
+            grouped(policy["label"], entries)
+        elif authors and policy["kind"] in AUTHORS_CODE_KINDS:
+            out.append({**policy, "variant": variant})
+        else:
+            out.append(policy)
+    return out
+
+
 def _spec(
     name: str,
     description: str,
@@ -92,9 +197,15 @@ def _spec(
     n_arms: int,
     t_max: int,
     quick: bool,
+    variant: str = "paper",
 ) -> ExperimentSpec:
+    if variant == "authors-code":
+        description += (
+            " Authors'-code variant: every algorithm as in single-peaked-bandits@8e1dd52"
+            " (docs/fidelity.md)."
+        )
     return ExperimentSpec.create(
-        name=quick_name(name, quick),
+        name=quick_name(name, quick, variant),
         description=description,
         environments=environments,
         policies=policies,
@@ -107,7 +218,7 @@ def _sigma_label(sigma: float) -> str:
     return "noise-free" if sigma == 0 else f"σ={sigma:g}"
 
 
-def fig1(quick: bool) -> ExperimentSpec:
+def fig1(quick: bool, variant: str = "paper") -> ExperimentSpec:
     t_max = 5_000 if quick else 20_000
     env = {
         "kind": "single-peaked",
@@ -120,33 +231,15 @@ def fig1(quick: bool) -> ExperimentSpec:
         "lindner-fig1",
         "Lindner et al. Figure 1: single-peaked instance 3.",
         [env],
-        lindner_policies(2 * FIG1_SIGMA),
+        per_environment_policies([env], [FIG1_SIGMA], [2 * FIG1_SIGMA], variant),
         2,
         t_max,
         quick,
+        variant,
     )
 
 
-def per_environment_policies(
-    environments: list[dict[str, Any]], bounds: list[float], hkr: bool = False
-) -> list[dict[str, Any]]:
-    """The §5 algorithms for several environments whose noise differs: noise-independent
-    algorithms run everywhere; SPO and one-step-optimistic run on each environment with that
-    environment's noise bound (``bounds[i]`` for ``environments[i]``), under one label."""
-    by_bound: dict[float, list[str]] = {}
-    for env, bound in zip(environments, bounds, strict=True):
-        by_bound.setdefault(bound, []).append(env["label"])
-    out: list[dict[str, Any]] = []
-    for policy in lindner_policies(0.0, hkr):
-        if "noise_bound" not in policy:
-            out.append(policy)
-            continue
-        for bound, labels in by_bound.items():
-            out.append({**policy, "noise_bound": bound, "environments": labels})
-    return out
-
-
-def single_peaked(quick: bool) -> ExperimentSpec:
+def single_peaked(quick: bool, variant: str = "paper") -> ExperimentSpec:
     t_max = 5_000 if quick else 20_000
     envs = []
     for instance in (1, 2, 3):
@@ -160,14 +253,21 @@ def single_peaked(quick: bool) -> ExperimentSpec:
                     **noise(sigma),
                 }
             )
-    bounds = [2 * s for _ in (1, 2, 3) for s in SINGLE_PEAKED_SIGMAS]
-    policies = per_environment_policies(envs, bounds)
+    sigmas = [s for _ in (1, 2, 3) for s in SINGLE_PEAKED_SIGMAS]
+    policies = per_environment_policies(envs, sigmas, [2 * s for s in sigmas], variant)
     return _spec(
-        "lindner-single-peaked", "Lindner et al. Figures 8–10.", envs, policies, 2, t_max, quick
+        "lindner-single-peaked",
+        "Lindner et al. Figures 8–10.",
+        envs,
+        policies,
+        2,
+        t_max,
+        quick,
+        variant,
     )
 
 
-def increasing(quick: bool) -> ExperimentSpec:
+def increasing(quick: bool, variant: str = "paper") -> ExperimentSpec:
     t_max = 3_000 if quick else 10_000
     envs = []
     for family, alphas in INCREASING_ALPHAS.items():
@@ -192,8 +292,8 @@ def increasing(quick: bool) -> ExperimentSpec:
                 **noise(sigma),
             }
         )
-    bounds = [0.0] * (len(envs) - len(NOISE_SIGMAS)) + [2 * s for s in NOISE_SIGMAS]
-    policies = per_environment_policies(envs, bounds, hkr=True)
+    sigmas = [0.0] * (len(envs) - len(NOISE_SIGMAS)) + list(NOISE_SIGMAS)
+    policies = per_environment_policies(envs, sigmas, [2 * s for s in sigmas], variant, hkr=True)
     return _spec(
         "lindner-increasing",
         "Lindner et al. Figures 4–7 (Heidari et al.'s families).",
@@ -202,20 +302,29 @@ def increasing(quick: bool) -> ExperimentSpec:
         2,
         t_max,
         quick,
+        variant,
     )
 
 
-def gaussian(quick: bool) -> ExperimentSpec:
+def gaussian(quick: bool, variant: str = "paper") -> ExperimentSpec:
+    """Fig. 11: SPO against "UCB", which the paper does not define. Ours is D-UCB with
+    discount 1 and Garivier & Moulines' padding 2B√(ξ ln n / N) (ξ = 0.6); the authors' code
+    pads with B√(ξ ln n / N), half as wide, which is why their UCB finds the best arm faster
+    than SPO (the paper's claim) while ours is slower than SPO at σ ≥ 0.05 (the ledger has the
+    numbers). ``variant = "authors-code"`` runs their UCB and their SPO (ε̄ = 2σ)."""
     t_max = 1_500 if quick else 5_000
     envs = [
         {"kind": "gaussian", "label": f"10 arms, {_sigma_label(s)}", "n_arms": 10, "sigma": s}
         for s in NOISE_SIGMAS
     ]
     policies: list[dict[str, Any]] = [
-        {"kind": "spo", "label": "SPO", "noise_bound": 2 * s, "environments": [env["label"]]}
+        {**spo_entry(s, 2 * s, variant), "label": "SPO", "environments": [env["label"]]}
         for s, env in zip(NOISE_SIGMAS, envs, strict=True)
     ]
-    policies.append({"kind": "ucb", "label": "UCB"})
+    ucb: dict[str, Any] = {"kind": "ucb", "label": "UCB"}
+    if variant == "authors-code":
+        ucb["variant"] = variant
+    policies.append(ucb)
     return _spec(
         "lindner-gaussian",
         "Lindner et al. Figure 11: stationary Gaussian bandits with "
@@ -225,10 +334,11 @@ def gaussian(quick: bool) -> ExperimentSpec:
         10,
         t_max,
         quick,
+        variant,
     )
 
 
-def fico(quick: bool) -> ExperimentSpec:
+def fico(quick: bool, variant: str = "paper") -> ExperimentSpec:
     """Figs 3a, 12 and 13: score change (Fig. 12) and bank utility (Fig. 13), each noise-free,
     σ = 0.01 and σ = 0.05; Fig. 3a repeats a score-change panel (noise-free, we read). Bound
     max(0.1, 2σ) (:data:`FICO_MIN_NOISE_BOUND`). Applicants: instance seed 0 (the authors'
@@ -245,19 +355,21 @@ def fico(quick: bool) -> ExperimentSpec:
         for curve, title in FICO_CURVES.items()
         for s in DATA_SIGMAS
     ]
-    bounds = [max(FICO_MIN_NOISE_BOUND, 2 * s) for _ in FICO_CURVES for s in DATA_SIGMAS]
+    sigmas = [s for _ in FICO_CURVES for s in DATA_SIGMAS]
+    bounds = [max(FICO_MIN_NOISE_BOUND, 2 * s) for s in sigmas]
     return _spec(
         "lindner-fico",
         "Lindner et al. Figures 3a, 12 and 13 (FICO credit lending).",
         envs,
-        per_environment_policies(envs, bounds),
+        per_environment_policies(envs, sigmas, bounds, variant),
         4,
         t_max,
         quick,
+        variant,
     )
 
 
-def recommender(quick: bool) -> ExperimentSpec:
+def recommender(quick: bool, variant: str = "paper") -> ExperimentSpec:
     """Figs 3b and 14–16: the paper's instances A, B, C (the authors' seeds 1, 2, 3), each
     noise-free, σ = 0.01 and σ = 0.05; noise bound 2σ (noise-free SPO at σ = 0, as the
     authors' ``recommender_4`` bandits have no noise model). Fig. 3b repeats one of these
@@ -274,15 +386,16 @@ def recommender(quick: bool) -> ExperimentSpec:
         for name in RECOMMENDER_NAMES
         for s in DATA_SIGMAS
     ]
-    bounds = [2 * s for _ in RECOMMENDER_NAMES for s in DATA_SIGMAS]
+    sigmas = [s for _ in RECOMMENDER_NAMES for s in DATA_SIGMAS]
     return _spec(
         "lindner-recommender",
         "Lindner et al. Figures 3b and 14–16 (recommender, the paper's instances A–C).",
         envs,
-        per_environment_policies(envs, bounds),
+        per_environment_policies(envs, sigmas, [2 * s for s in sigmas], variant),
         4,
         t_max,
         quick,
+        variant,
     )
 
 
@@ -295,7 +408,14 @@ def render(run_dir: Path) -> list[Path]:
 
 
 def _figure(name: str, title: str, source: str, build: Any) -> Figure:
-    return Figure(name=name, title=title, source=source, build=build, render=render)
+    return Figure(
+        name=name,
+        title=title,
+        source=source,
+        build=build,
+        render=render,
+        variants=("paper", "authors-code"),
+    )
 
 
 FIG1 = _figure(

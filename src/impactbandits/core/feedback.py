@@ -26,11 +26,16 @@ class Feedback:
     """``(R,)`` realised reward of the round."""
     observed: np.ndarray | None = None
     """``(R, n)`` per-group observations (``NaN``: not observed); ``None``: bandit feedback."""
+    reevaluated: np.ndarray | None = None
+    """``(R, n, E)`` fresh noisy re-evaluations of every arm's recent values, from rested
+    environments with ``noise_draws = "per-evaluation"`` (the authors' code's noise model);
+    ``None`` otherwise."""
 
     def replication(self, index: int) -> Feedback:
         """The feedback of one replication, as 0-d/1-d arrays (used by the scalar adapters)."""
         observed = None if self.observed is None else self.observed[index]
-        return Feedback(reward=self.reward[index], observed=observed)
+        again = None if self.reevaluated is None else self.reevaluated[index]
+        return Feedback(reward=self.reward[index], observed=observed, reevaluated=again)
 
 
 @dataclass(frozen=True, slots=True)

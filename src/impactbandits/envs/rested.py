@@ -11,6 +11,12 @@ every policy. Noise models:
 * ``"beta"`` — bounded symmetric noise ``σ·(2B − 1)`` with ``B ~ Beta(a, a)``, ``a =``
   :data:`BETA_NOISE_SHAPE`: values in [−σ, σ], the bounded-noise setting of Lindner et al. §4.
 
+``noise_draws = "per-evaluation"`` (with noise) reproduces the authors' noisy arms, which
+draw fresh noise at every *evaluation* of f, re-evaluations of past pulls included: the
+feedback then also carries ``reevaluated``, fresh noisy evaluations of every arm's last two
+values (used by greedy's and one-step-optimistic's ``variant = "authors-code"``); the rewards
+themselves are unchanged. Default ``"per-pull"``: each pull's observation is drawn once.
+
 Curves are validated when the environment is built: finite, within [0, 1]; the horizon check
 (:meth:`RestedBandit.check_horizon`) requires at least as many values as the largest horizon.
 Errors name the arm (numbered from 0) and the first bad pull.
@@ -53,6 +59,11 @@ __all__ = [
 ]
 
 NoiseKind = Literal["none", "gaussian", "beta"]
+NoiseDraws = Literal["per-pull", "per-evaluation"]
+#: Fresh evaluations per arm and round with ``noise_draws = "per-evaluation"``: three of the
+#: last pull's value f_i(n_i), then two of the previous one's f_i(n_i − 1) (what the authors'
+#: one-step-optimistic evaluates per update; their greedy uses the first).
+REEVALUATIONS = (3, 2)
 #: Shape a of the symmetric Beta(a, a) behind bounded noise σ·(2B − 1).
 BETA_NOISE_SHAPE = 2.0
 #: Default number of curve values when curves are given as callables.
@@ -91,6 +102,7 @@ class RestedBandit(Environment):
         curves: Annotated[list[list[float] | str], Field(min_length=1)],
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
+        noise_draws: NoiseDraws = "per-pull",
         length: PositiveInt | None = None,
     ) -> None:
         if any(isinstance(c, str) or callable(c) for c in curves):
@@ -103,14 +115,17 @@ class RestedBandit(Environment):
             raise SpecError(
                 "curves", f"every arm needs the same number of values, got {sorted(sizes)}"
             )
-        self._setup(np.stack(rows), noise, sigma)
+        self._setup(np.stack(rows), noise, sigma, noise_draws)
 
-    def _setup(self, curves: np.ndarray, noise: str, sigma: float) -> None:
+    def _setup(
+        self, curves: np.ndarray, noise: str, sigma: float, noise_draws: str = "per-pull"
+    ) -> None:
         self.curves = validate_curves(curves)
         self.curves.setflags(write=False)
         if noise != "none" and sigma <= 0:
             raise SpecError("sigma", f"{noise} noise needs sigma > 0")
         self.noise, self.sigma = noise, float(sigma)
+        self.noise_draws = noise_draws
         n_arms, self.length = self.curves.shape
         self._space = Discrete(n_arms)
         # one padding column so expected_rewards() stays defined after an arm's last value
@@ -135,14 +150,21 @@ class RestedBandit(Environment):
         self._flat_counts = self._counts.reshape(-1)
         self._offsets = np.arange(random.size) * n
         self._noise = None
+        self._redraw = None
+        self._round = 0
         if self.noise != "none":
-            self._noise = random.noise(n, "normal" if self.noise == "gaussian" else "uniform")
+            kind = "normal" if self.noise == "gaussian" else "uniform"
+            self._noise = random.noise(n, kind)
+            if self.noise_draws == "per-evaluation":
+                self._redraw = random.noise(n * sum(REEVALUATIONS), kind, stream=1)
         self._arm_base = np.arange(n) * self._stride
 
     def _noise_at(self, actions: np.ndarray, index: np.ndarray) -> np.ndarray | float:
         if self._noise is None:
             return 0.0
-        values = self._noise.at(actions, index)
+        return self._scaled(self._noise.at(actions, index))
+
+    def _scaled(self, values: np.ndarray) -> np.ndarray:
         if self.noise == "gaussian":
             return self.sigma * values
         from scipy.special import betaincinv  # only needed for bounded noise
@@ -156,7 +178,29 @@ class RestedBandit(Environment):
             raise SpecError("horizon", f"an arm was pulled more than {self.length} times")
         value = self._padded.take(self._arm_base.take(actions) + index)
         self._flat_counts[flat] = index + 1
-        return Outcome(Feedback(value + self._noise_at(actions, index)), value)
+        self._round += 1
+        feedback = Feedback(value + self._noise_at(actions, index))
+        if self._redraw is not None:
+            feedback = Feedback(feedback.reward, reevaluated=self._reevaluate())
+        return Outcome(feedback, value)
+
+    def _reevaluate(self) -> np.ndarray:
+        """``(R, n, 5)``: every arm's f(n_i) three times and f(n_i − 1) twice, each with noise
+        drawn anew (common random numbers indexed by round): the authors' code evaluates a noisy
+        arm afresh at every call, including past pulls. An arm never pulled (or pulled once, for
+        f(n_i − 1)) is evaluated at pull 0, i.e. gets NaN."""
+        last, previous = REEVALUATIONS
+        n = self._space.n
+        counts = self._counts
+        rows = self._arm_base[None, :] + counts - 1  # index of f(n_i) in the padded table
+        current = np.where(counts > 0, self._padded.take(np.maximum(rows, 0)), np.nan)
+        before = np.where(counts > 1, self._padded.take(np.maximum(rows - 1, 0)), np.nan)
+        noise = self._scaled(self._redraw.row(self._round)).reshape(-1, n, last + previous)
+        means = np.concatenate(
+            [np.repeat(current[:, :, None], last, 2), np.repeat(before[:, :, None], previous, 2)],
+            axis=2,
+        )
+        return means + noise
 
     def expected_rewards(self) -> np.ndarray:
         return self._padded.take(self._arm_base[None, :] + self._counts)
@@ -178,10 +222,11 @@ class SinglePeakedBandit(RestedBandit):
         length: PositiveInt = 20_000,
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
+        noise_draws: NoiseDraws = "per-pull",
     ) -> None:
         if params is not None:
             instance = None
-        self._setup(single_peaked_curves(instance, params, length), noise, sigma)
+        self._setup(single_peaked_curves(instance, params, length), noise, sigma, noise_draws)
 
 
 class IncreasingBandit(RestedBandit):
@@ -195,8 +240,9 @@ class IncreasingBandit(RestedBandit):
         length: PositiveInt = 10_000,
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
+        noise_draws: NoiseDraws = "per-pull",
     ) -> None:
-        self._setup(increasing_curves(family, alpha, length), noise, sigma)
+        self._setup(increasing_curves(family, alpha, length), noise, sigma, noise_draws)
         #: true potentials a_i = lim f_i(t) (closed form; Patil et al. 2023 §2)
         self.asymptotes = increasing_limits(family, alpha)
 
@@ -210,8 +256,9 @@ class ConstantBandit(RestedBandit):
         length: PositiveInt = 100_000,
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
+        noise_draws: NoiseDraws = "per-pull",
     ) -> None:
-        self._setup(constant_curves(means, length), noise, sigma)
+        self._setup(constant_curves(means, length), noise, sigma, noise_draws)
 
 
 class DecreasingBandit(RestedBandit):
@@ -225,12 +272,13 @@ class DecreasingBandit(RestedBandit):
         length: PositiveInt = 100_000,
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
+        noise_draws: NoiseDraws = "per-pull",
     ) -> None:
         if not len(start) == len(end) == len(rate):
             raise SpecError("start", "start, end and rate need one value per arm")
         if any(e > s for s, e in zip(start, end, strict=True)):
             raise SpecError("end", "each arm needs end <= start (decreasing)")
-        self._setup(decreasing_curves(start, end, rate, length), noise, sigma)
+        self._setup(decreasing_curves(start, end, rate, length), noise, sigma, noise_draws)
 
 
 class FicoBandit(RestedBandit):
@@ -248,11 +296,12 @@ class FicoBandit(RestedBandit):
         length: PositiveInt = 2000,
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
+        noise_draws: NoiseDraws = "per-pull",
     ) -> None:
         from impactbandits.envs.fico import fico_curves
 
         curves, self.groups = fico_curves(curve, length, seed=seed, n_applicants=n_applicants)
-        self._setup(curves, noise, sigma)
+        self._setup(curves, noise, sigma, noise_draws)
 
 
 class RecommenderBandit(RestedBandit):
@@ -275,6 +324,7 @@ class RecommenderBandit(RestedBandit):
         length: PositiveInt = 3000,
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
+        noise_draws: NoiseDraws = "per-pull",
         instance_set: Literal["paper", "selected"] = "paper",
         sampler: Literal["legacy", "generator"] = "legacy",
     ) -> None:
@@ -296,7 +346,7 @@ class RecommenderBandit(RestedBandit):
         elif instance_set != "paper":
             raise SpecError("instance_set", "applies to named instances; with a seed use sampler")
         built = recommender_curves(n_arms, max(length, RECOMMENDER_TMAX), seed, sampler)
-        self._setup(built[:, :length], noise, sigma)
+        self._setup(built[:, :length], noise, sigma, noise_draws)
 
 
 class ImprovingBandit(RestedBandit):
@@ -328,6 +378,7 @@ class ImprovingBandit(RestedBandit):
         curves: list[list[float]] | None = None,
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
+        noise_draws: NoiseDraws = "per-pull",
     ) -> None:
         if family == "random":
             built = imab.random_imab_curves(k, length, seed, random_family)
@@ -345,7 +396,7 @@ class ImprovingBandit(RestedBandit):
             if not curves:
                 raise SpecError("curves", "family 'curves' needs explicit curves")
             built = np.asarray(curves, dtype=float)
-        self._setup(imab.validate_imab(built), noise, sigma)
+        self._setup(imab.validate_imab(built), noise, sigma, noise_draws)
         self.asymptotes = imab.imab_potentials(
             family, built, k=k, seed=seed, random_family=random_family, m=m, asymptotes=asymptotes
         )

@@ -51,7 +51,8 @@ def linear_optimistic_sum(value: np.ndarray, slope: np.ndarray, remaining: int) 
 
 
 class _LastTwo(Policy):
-    """Keeps, per replication and arm, the pull count and the last two observations."""
+    """Keeps, per replication and arm, the pull count and the last two observations (and, on
+    environments with ``noise_draws = "per-evaluation"``, the latest fresh re-evaluations)."""
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
         self.n, self.size, self.horizon = space.n, rng.size, horizon
@@ -60,6 +61,8 @@ class _LastTwo(Policy):
         self.previous = np.full((rng.size, space.n), np.nan)
         self._offsets = np.arange(rng.size) * space.n
         self.t = 0
+        self._reevaluated: np.ndarray | None = None
+        self._pulled: np.ndarray | None = None
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         flat = self._offsets + actions
@@ -67,14 +70,34 @@ class _LastTwo(Policy):
         previous[flat] = last[flat]
         last[flat] = feedback.reward
         self.pulls.reshape(-1)[flat] += 1
+        self._reevaluated = feedback.reevaluated
+        self._pulled = actions
+
+    def _evaluations(self) -> tuple[np.ndarray, ...]:
+        """The authors' code's evaluations f(n), f(n−1), f(n), f(n), f(n−1) of every arm: fresh
+        noisy draws where the environment provides them, else the stored observations."""
+        if self._reevaluated is None:
+            return self.last, self.previous, self.last, self.last, self.previous
+        e = self._reevaluated
+        return e[:, :, 0], e[:, :, 3], e[:, :, 1], e[:, :, 2], e[:, :, 4]
 
 
 class LastRewardGreedy(_LastTwo):
     """ "Greedy" of Lindner et al. (2021, §5): pull every arm once, then the arm whose last
-    pull gave the highest reward. Optimal for decreasing curves (Heidari et al. 2016). Anytime."""
+    pull gave the highest reward. Optimal for decreasing curves (Heidari et al. 2016). Anytime.
+
+    ``variant = "authors-code"`` (single-peaked-bandits@8e1dd52, ``GreedySolver``): the
+    comparison starts from 0 with a strict ">" (arm 0 when no value is positive), and on an
+    environment with ``noise_draws = "per-evaluation"`` each arm's last value is re-evaluated
+    with fresh noise every round, as their noisy arms do; otherwise identical."""
+
+    def __init__(self, variant: Variant = "paper") -> None:
+        self.variant = variant
 
     def select(self) -> np.ndarray:
         self.t += 1
+        if self.variant == "authors-code" and self.t > self.n:
+            return np.argmax(np.maximum(self._evaluations()[0], 0.0), axis=1)
         return np.argmax(np.where(self.pulls > 0, self.last, np.inf), axis=1)
 
 
@@ -86,17 +109,37 @@ class OneStepOptimistic(_LastTwo):
     and concavity caps the next increment) and ``u`` otherwise. ``noise_bound`` ε̄ = 0 (default)
     is the noise-free rule ``min(1, 2f(n) − f(n−1))``. Arms with fewer than two pulls go first.
     Anytime.
+
+    ``variant = "authors-code"`` (``OneStepOptimisticSolver``): the rising test is on the raw
+    observations, ``f(n) − f(n−1) > 0`` (not on the interval ends); only the pulled arm's index
+    is refreshed; and on an environment with ``noise_draws = "per-evaluation"`` each of the five
+    evaluations of f in that update draws fresh noise, as their noisy arms do.
     """
 
-    def __init__(self, noise_bound: NonNegativeFloat = 0.0) -> None:
+    def __init__(self, noise_bound: NonNegativeFloat = 0.0, variant: Variant = "paper") -> None:
         self.noise_bound = float(noise_bound)
+        self.variant = variant
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        super().reset(space, horizon, rng)
+        self._index = np.zeros((rng.size, space.n))
 
     def select(self) -> np.ndarray:
         self.t += 1
+        if self.variant == "authors-code" and self.t > 2 * self.n:
+            return np.argmax(self._authors_index(), axis=1)
         upper = self.last + self.noise_bound
         lower = self.previous - self.noise_bound
         index = np.where(upper >= lower, np.minimum(1.0, 2.0 * upper - lower), upper)
         return np.argmax(np.where(self.pulls >= 2, index, np.inf), axis=1)
+
+    def _authors_index(self) -> np.ndarray:
+        test_n, test_p, value_n, again_n, value_p = self._evaluations()
+        b = self.noise_bound
+        rising = np.minimum(1.0, (value_n + b) + ((again_n + b) - (value_p - b)))
+        fresh = np.where(test_n - test_p > 0, rising, value_n + b)
+        first = self.t == 2 * self.n + 1
+        return refresh_stale(self._index, fresh, None if first else self._pulled)
 
 
 class SPO(_LastTwo):
@@ -202,7 +245,6 @@ class SPO(_LastTwo):
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         super().update(actions, feedback)
-        self._pulled = actions
         if self._bounds is not None:
             lower = feedback.reward - self.width
             upper = feedback.reward + self.width

@@ -17,8 +17,9 @@ discount 1. Every figure also has an authors'-code variant (``impactbandits repr
 stale D-UCB/SW-UCB indices, EXP3/R-EXP3 crediting each pull with the previous pull's value,
 HKR with its unrecorded first pull — each reproduces the authors' pulls exactly on noise-free
 instances (``tests/test_authors_code.py``; differences and effects in ``docs/fidelity.md``).
-Not reproduced: their noisy arms draw fresh noise on every *re-evaluation* of a past pull
-(greedy and one-step-optimistic re-evaluate every round); ours draw once per pull.
+Their noisy arms draw fresh noise at every evaluation, re-evaluations of past pulls included
+(greedy and one-step-optimistic re-evaluate every round); ours draw once per pull, and the
+authors'-code variant switches the rested environments to ``noise_draws = "per-evaluation"``.
 
 Choice of ours: the paper does not state Figure 1's noise level; ``lindner-fig1`` uses σ = 0.05
 (:data:`FIG1_SIGMA`), and ``lindner-single-peaked`` covers σ ∈ {0, 0.01, 0.05, 0.1}.
@@ -97,7 +98,19 @@ def lindner_policies(noise_bound: float, hkr: bool = False) -> list[dict[str, An
 
 
 #: Policies whose authors' implementation differs from the paper (``variant = "authors-code"``).
-AUTHORS_CODE_KINDS = ("spo", "exp3", "r-exp3", "d-ucb", "sw-ucb", "ucb", "hkr")
+AUTHORS_CODE_KINDS = (
+    "spo",
+    "last-reward-greedy",
+    "one-step-optimistic",
+    "exp3",
+    "r-exp3",
+    "d-ucb",
+    "sw-ucb",
+    "ucb",
+    "hkr",
+)
+#: Rested environments whose noisy arms the authors' code re-evaluates with fresh noise.
+REDRAWN_KINDS = ("single-peaked", "increasing", "fico", "recommender")
 
 
 def spo_entry(sigma: float, authors_bound: float, variant: str) -> dict[str, Any]:
@@ -175,6 +188,8 @@ def per_environment_policies(
     grouped("SPO", [spo_entry(s, b, variant) for s, b in zip(sigmas, authors_bounds, strict=True)])
     for policy in lindner_policies(0.0, hkr)[1:]:
         if policy["kind"] == "one-step-optimistic":
+            if authors:
+                policy = {**policy, "variant": variant}
             grouped(policy["label"], [{**policy, "noise_bound": b} for b in authors_bounds])
         elif authors and policy["kind"] in ("exp3", "r-exp3"):
             entries = [
@@ -201,9 +216,15 @@ def _spec(
 ) -> ExperimentSpec:
     if variant == "authors-code":
         description += (
-            " Authors'-code variant: every algorithm as in single-peaked-bandits@8e1dd52"
-            " (docs/fidelity.md)."
+            " Authors'-code variant: every algorithm as in single-peaked-bandits@8e1dd52,"
+            " noise drawn afresh at every evaluation of a noisy arm (docs/fidelity.md)."
         )
+        environments = [
+            {**env, "noise_draws": "per-evaluation"}
+            if env["kind"] in REDRAWN_KINDS and env.get("noise", "none") != "none"
+            else env
+            for env in environments
+        ]
     return ExperimentSpec.create(
         name=quick_name(name, quick, variant),
         description=description,

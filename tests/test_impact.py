@@ -182,13 +182,17 @@ def test_tang_figures_at_quick_scale(tmp_path, name):
     ("groups", "resolution", "gamma"),
     [(2, 9, 0.0), (3, 7, 0.0), (4, 21, 0.0), (2, 9, 0.6), (3, 7, 0.2), (4, 21, 0.4)],
 )
-def test_tang_learners_equal_their_plain_references(groups, resolution, gamma):
+def test_tang_learners_equal_their_plain_references(groups, resolution, gamma, monkeypatch):
     """AD-UCB / HD-UCB against Algorithms 1 and 2–3 written out with every meta-arm enumerated,
     fed the same history: whenever the reference chooses, the library's meta-arm must reach the
     reference's best UCB (up to float rounding: importance-weighted means make exact ties between
     different meta-arms common, and the two may break them apart differently), and it must be
     kept for the whole phase. Covers table-scanned grids and (K = 4, 1/ε = 21: 1,140 meta-arms,
-    above ENUMERATION_LIMIT) the pinning-DP path."""
+    above ENUMERATION_LIMIT; the learners' own table limit is lowered to it here) the pinning-DP
+    path."""
+    import impactbandits.policies.impact as impact_policies
+
+    monkeypatch.setattr(impact_policies, "TABLE_LIMIT", 1)
     env = ImpactBandit(
         high=list(np.linspace(0.9, 0.6, groups)),
         low=list(np.linspace(0.1, 0.3, groups)),

@@ -82,6 +82,12 @@ def _importance_weighted(feedback: Feedback, p: np.ndarray, mode: str) -> np.nda
         return np.where(np.isnan(observed), 0.0, observed / p)
 
 
+#: The learners scan a precomputed table of the grid's meta-arms up to this multiple of
+#: ``ENUMERATION_LIMIT`` meta-arms (measured: K = 5, 1/ε = 20, 3,876 meta-arms: table 0.9 ms,
+#: pinning DP 1.8 ms per decision; 23,751 meta-arms: 6.5 ms vs 1.4 ms).
+TABLE_LIMIT = 5
+
+
 class _GridLearner(SimplePolicy):
     """Per discretized arm (group k, level j: p_k = j/M, j = 1..M) sums and counts."""
 
@@ -118,7 +124,7 @@ class _GridLearner(SimplePolicy):
         self.rows = np.arange(self.k)
         from impactbandits.oracles.simplex import ENUMERATION_LIMIT, compositions
 
-        small = math.comb(self.M - 1, self.k - 1) <= ENUMERATION_LIMIT
+        small = math.comb(self.M - 1, self.k - 1) <= TABLE_LIMIT * ENUMERATION_LIMIT
         self._table = compositions(self.k, self.M) if small else None
 
     def _maximise(self, bonus: Any) -> np.ndarray:
@@ -149,11 +155,11 @@ class ActionDependentUCB(_GridLearner):
     Theorem 4.2, ε = (ln T/T)^{1/3}, horizon-aware). Every round, play
     ``argmax_p Σ_k p_k r̄(p_k) + √(K ln t / min_k n(p_k))`` (Eq. 6) over the ε-grid of the simplex
     — maximised exactly by :func:`~impactbandits.oracles.simplex.maximise_index` without
-    enumerating the compositions (grids of at most ``ENUMERATION_LIMIT`` meta-arms, e.g. every
-    K = 2 grid, are scanned from a table made once per run: faster there) — and update every
-    discretized arm of p with the importance-weighted reward of Eq. (5). Discretized arms never
-    played have an infinite bonus, which realises the paper's initialisation (each is played
-    once first).
+    enumerating the compositions (grids of at most ``TABLE_LIMIT·ENUMERATION_LIMIT`` = 5,000
+    meta-arms, e.g. every K = 2 grid, are scanned from a table made once per run: faster there)
+    — and update every discretized arm of p with the importance-weighted reward of Eq. (5).
+    Discretized arms never played have an infinite bonus, which realises the paper's
+    initialisation (each is played once first).
     """
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: np.random.Generator) -> None:
@@ -203,7 +209,9 @@ class HistoryDependentUCB(_GridLearner):
             self.s_a = max(1, math.ceil(math.log(self.eta ** (1 / 3) / self.k) / math.log(gamma)))
         else:
             self.s_a = 0
-        self.L = max(self.s_a + 1, math.ceil(self.s_a / (1.0 - self.eta)))
+        # L = ⌈s_a/(1 − η)⌉; rounded first so that float error (1/(1 − 0.8) = 5.000000000000001)
+        # does not add a round
+        self.L = max(self.s_a + 1, math.ceil(round(self.s_a / (1.0 - self.eta), 9)))
         self.err = self.k * gamma**self.s_a * (self.L + 1)
         self.t = 0
         self.position = self.L  # forces a choice in the first round

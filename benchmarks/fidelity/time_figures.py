@@ -107,6 +107,9 @@ def _toml(value: object) -> str:
 
 
 def write(timings: dict[str, dict[str, object]]) -> None:
+    """Merge ``timings`` into the file as it is now (another run may have added figures)."""
+    current = tomllib.loads(TIMINGS.read_text()) if TIMINGS.exists() else {}
+    timings = {**current, **timings}
     lines = ["# written by benchmarks/fidelity/time_figures.py: do not edit by hand", ""]
     for name in sorted(timings, key=lambda n: (n != "_meta", n)):
         lines.append(f'["{name}"]')
@@ -125,7 +128,7 @@ def main() -> None:
     unknown = sorted(set(names) - set(FIGURES))
     if unknown:
         raise SystemExit(f"error: names: unknown figures {unknown}; see impactbandits list")
-    timings = tomllib.loads(TIMINGS.read_text()) if TIMINGS.exists() else {}
+    timings: dict[str, dict[str, object]] = {}
     out = Path(args.out)
     total_wall = total_cpu = 0.0
     for name in names:

@@ -123,7 +123,7 @@ def noisy(solver: str, kind: str, params: dict, seeds: int, horizon: int, regret
     print(f"  {kind} theirs: {band(theirs)}")
     noisy_env = {"noise": "gaussian", "sigma": SIGMA}
     for label, extra, draws in (
-        ("paper", {}, "per-pull"),
+        ("paper algorithm (same ε̄)", {}, "per-pull"),
         ("authors-code, noise per pull", {"variant": "authors-code"}, "per-pull"),
         ("authors-code, per evaluation", {"variant": "authors-code"}, "per-evaluation"),
     ):

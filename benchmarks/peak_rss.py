@@ -1,4 +1,5 @@
-"""Peak resident memory of a process tree, sampled with psutil (workers included)."""
+"""Peak resident memory (and CPU seconds) of a process tree, sampled with psutil (workers
+included)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,18 @@ import psutil
 
 
 class PeakRSS:
-    """Context manager sampling the RSS of ``pid`` (default: this process) and descendants."""
+    """Context manager sampling the RSS of ``pid`` (default: this process) and descendants.
+
+    Also keeps each process's last seen user + system CPU time, keyed by (pid, start time), so
+    :attr:`cpu_seconds` covers workers that exited before the end (to within one interval of
+    their life)."""
 
     def __init__(self, pid: int | None = None, interval: float = 0.1) -> None:
         self.pid = pid
         self.interval = interval
         self.peak_total = 0.0
         self.peak_self = 0.0
+        self.cpu: dict[tuple[int, float], float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -23,14 +29,27 @@ class PeakRSS:
         root = psutil.Process(self.pid)
         while not self._stop.is_set():
             try:
+                procs = [root, *root.children(recursive=True)]
                 own = root.memory_info().rss
-                total = own + sum(c.memory_info().rss for c in root.children(recursive=True))
             except psutil.Error:
                 time.sleep(self.interval)
                 continue
+            total = 0
+            for proc in procs:
+                try:
+                    with proc.oneshot():
+                        total += proc.memory_info().rss
+                        times = proc.cpu_times()
+                        self.cpu[(proc.pid, proc.create_time())] = times.user + times.system
+                except psutil.Error:
+                    continue
             self.peak_self = max(self.peak_self, own / 2**20)
             self.peak_total = max(self.peak_total, total / 2**20)
             time.sleep(self.interval)
+
+    @property
+    def cpu_seconds(self) -> float:
+        return sum(self.cpu.values())
 
     def __enter__(self) -> PeakRSS:
         self._thread.start()

@@ -17,7 +17,6 @@ SPO's LP became infeasible (arm treated as decreasing) for the optimal arm.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import tempfile
 import time
@@ -108,37 +107,18 @@ def summarise(name: str, regret: np.ndarray) -> str:
 
 
 def authors_runs(seeds: int, horizon: int) -> np.ndarray | None:
+    from lindner import Regret, authors  # the side-by-side harness beside this script
+
+    jobs = [
+        {"bandit": "inc_dec_3_std_0.05", "solver": "optimistic", "T": horizon, "seed": s}
+        for s in range(seeds)
+    ]
     try:
-        out = subprocess.run(
-            ["bash", str(HERE / "authors_env.sh"), "lindner"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.split()
+        done = authors(jobs)
     except subprocess.CalledProcessError:
         print("(authors' environment unavailable: their column is skipped)")
         return None
-    python, src = out[-2], out[-1]
-    jobs = "".join(
-        json.dumps(
-            {"bandit": "inc_dec_3_std_0.05", "solver": "optimistic", "T": horizon, "seed": s}
-        )
-        + "\n"
-        for s in range(seeds)
-    )
-    done = subprocess.run(
-        [python, str(HERE / "lindner_authors.py"), "--src", src],
-        input=jobs,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    pulls = np.array([json.loads(line)["pulls"] for line in done.stdout.splitlines()])
-    env = build_environment("single-peaked", {"instance": 3})
-    curves = env.curves
-    cum = np.concatenate([np.zeros((2, 1)), np.cumsum(curves[:, :horizon], axis=1)], axis=1)
-    best = optimal_allocation(curves[:, :horizon]).values[horizon]
-    return best - (cum[0, pulls[:, 0]] + cum[1, pulls[:, 1]])
+    return Regret(horizon)(np.array([job["pulls"] for job in done]))
 
 
 def main() -> None:

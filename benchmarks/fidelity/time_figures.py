@@ -18,65 +18,22 @@ so delete it to re-time a figure. Interleave nothing heavy with it: the machine 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
 import os
 import subprocess
 import sys
-import threading
 import time
 import tomllib
 from pathlib import Path
-
-import psutil
 
 from impactbandits.experiments.figures import FIGURES
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE.parent))
+from peak_rss import PeakRSS  # noqa: E402 - benchmarks/ is not a package
+
 TIMINGS = ROOT / "docs" / "fidelity" / "timings.toml"
-
-
-class TreeSampler:
-    """Peak RSS and CPU seconds of a process and all its descendants, sampled with psutil."""
-
-    def __init__(self, pid: int, interval: float = 0.2) -> None:
-        self.root, self.interval = psutil.Process(pid), interval
-        self.cpu: dict[tuple[int, float], float] = {}  # (pid, create time) -> user + system
-        self.peak_mb = 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _sample(self) -> None:
-        total = 0
-        for proc in [self.root, *self.root.children(recursive=True)]:
-            try:
-                with proc.oneshot():
-                    times = proc.cpu_times()
-                    key = (proc.pid, proc.create_time())
-                    total += proc.memory_info().rss
-            except psutil.Error:
-                continue
-            self.cpu[key] = times.user + times.system
-        self.peak_mb = max(self.peak_mb, total / 2**20)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            with contextlib.suppress(psutil.Error):
-                self._sample()
-            time.sleep(self.interval)
-
-    def __enter__(self) -> TreeSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    @property
-    def cpu_seconds(self) -> float:
-        return sum(self.cpu.values())
 
 
 def time_figure(name: str, out: Path, workers: int | None) -> dict[str, object]:
@@ -86,7 +43,7 @@ def time_figure(name: str, out: Path, workers: int | None) -> dict[str, object]:
         command += ["--workers", str(workers)]
     wall0 = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    with TreeSampler(proc.pid) as tree:
+    with PeakRSS(proc.pid, interval=0.2) as tree:
         stdout, stderr = proc.communicate()
     wall, cpu = time.perf_counter() - wall0, tree.cpu_seconds
     if proc.returncode != 0:
@@ -95,7 +52,7 @@ def time_figure(name: str, out: Path, workers: int | None) -> dict[str, object]:
     return {
         "wall_s": round(wall, 1),
         "cpu_s": round(cpu, 1),
-        "peak_rss_mb": round(tree.peak_mb),
+        "peak_rss_mb": round(tree.peak_total),
         "report": stdout.strip().splitlines()[-1] if stdout.strip() else "",
     }
 

@@ -212,9 +212,12 @@ def test_policies_need_the_fairness_policy_and_constant_f(tmp_path):
         policies=[{"kind": "const-elimination"}],
         environments=[{"kind": "opportunity", "means": [0.2, 0.5], "fairness": "linear"}],
     )
-    assert expand(spec)
+    # refused while the spec is expanded (each policy is reset once), before a store exists
+    with pytest.raises(SpecError, match=r"policies\[0\]\.kind: .*constant fairness"):
+        expand(spec)
     with pytest.raises(SpecError, match="constant fairness"):
         run_experiment(spec, tmp_path / "y", backend="serial")
+    assert not (tmp_path / "y").exists()
 
 
 # -- algorithms -------------------------------------------------------------------------------

@@ -2,12 +2,26 @@
 
 Bad input (a spec error, an unknown name, an unusable output directory) prints one line,
 ``error: <field>: <what is allowed>``, and exits with status 2 — no traceback, nothing stored is
-changed. Ctrl-C during a sweep exits with status 130 after keeping every finished result.
+changed. Ctrl-C during a sweep exits with status 130 after keeping every finished result;
+SIGTERM does the same and exits with status 143 (``error: terminated: K of N results are stored
+in DIR; ...``). The worker processes of a sweep are ended with it, and exit by themselves if the
+runner is killed (SIGKILL). One run at a time may write a directory: a second ``run`` or
+``reproduce`` on it gets ``error: output: 'DIR' is in use by another run (pid N); ...``
+(status 2) and changes nothing; ``export`` and ``report`` may read while a run writes.
+
+A full disk is one line too (``error: output: disk full while storing results in DIR (K of N
+stored); ...``, status 2; what was stored stays consistent), and so is a damaged store on
+``export``/``report`` (``run``/``reproduce`` keep a copy of it and recompute what was lost).
+What a reader should know — seeds left out of a table (``--all-seeds`` shows them), results
+missing after an interrupted run, a store rebuilt — is printed as ``warning: ...`` lines on
+stderr.
 """
 
 from __future__ import annotations
 
 import sys
+import traceback
+import warnings
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -26,21 +40,80 @@ def _fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
+def _details(exc: BaseException) -> str:
+    """The full traceback: the one recorded where the error happened (e.g. in a worker
+    process, for user code), else this process's."""
+    recorded = getattr(exc, "details", "")
+    return recorded or "".join(traceback.format_exception(exc))
+
+
 def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn library errors into a one-line message and exit status."""
+    """Turn every error into a one-line message and exit status (2: bad input, including
+    user code named by the spec that raised; 1: a bug of the library; 130: Ctrl-C), and add
+    ``--traceback`` to print the full trace first."""
 
     @wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, traceback: bool = False, **kwargs: Any) -> Any:
         from impactbandits.experiments.runner import Interrupted
+        from impactbandits.usercode import InternalError, internal
 
         try:
             return function(*args, **kwargs)
         except Interrupted as exc:
-            _fail(str(exc), 130)
-        except ImpactBanditsError as exc:
-            _fail(str(exc))
+            _fail(str(exc), exc.exit_status)  # 130 for Ctrl-C, 143 for SIGTERM
         except KeyboardInterrupt:
             _fail("interrupted", 130)
+        except InternalError as exc:
+            if traceback:
+                click.echo(_details(exc), err=True)
+            _fail(str(exc), 1)
+        except ImpactBanditsError as exc:
+            if traceback:
+                click.echo(_details(exc), err=True)
+            _fail(str(exc))
+        except Exception as exc:  # a bug: still one line, the trace on request
+            if traceback:
+                click.echo(_details(exc), err=True)
+            _fail(str(internal(exc, f"in {function.__name__}")), 1)
+
+    return click.option(
+        "--traceback",
+        is_flag=True,
+        help="On an error, print the full traceback (also of user code in worker processes).",
+    )(wrapper)
+
+
+def _store_messages(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Print each :class:`~impactbandits.experiments.store.StoreWarning` once, as it happens,
+    as ``warning: ...`` on stderr, and turn a full disk (``ENOSPC``) into a one-line error."""
+
+    @wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from impactbandits.experiments.store import DiskFullError, StoreWarning, is_disk_full
+
+        seen: set[str] = set()
+        original = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], *rest: Any) -> None:
+            if not issubclass(category, StoreWarning):
+                original(message, category, *rest)
+            elif str(message) not in seen:
+                seen.add(str(message))
+                click.echo(f"warning: {message}", err=True)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", StoreWarning)
+            warnings.showwarning = show
+            try:
+                return function(*args, **kwargs)
+            except OSError as exc:
+                if not is_disk_full(exc):
+                    raise
+                where = f" writing {exc.filename}" if exc.filename else ""
+                raise DiskFullError(
+                    f"output: disk full{where} ({exc.strerror}); free space and run the same "
+                    "command again"
+                ) from None
 
     return wrapper
 
@@ -126,6 +199,7 @@ def cli() -> None:
     "--report/--no-report", default=True, show_default=True, help="Write report.html after the run."
 )
 @_guard
+@_store_messages
 def run(
     spec_path: str,
     out: str | None,
@@ -160,6 +234,7 @@ def run(
 )
 @_run_options
 @_guard
+@_store_messages
 def reproduce(
     name: str,
     quick: bool,
@@ -185,14 +260,24 @@ def reproduce(
     click.echo(write_report(run_dir, extra_figures=extra))
 
 
+_ALL_SEEDS = click.option(
+    "--all-seeds",
+    "all_seeds",
+    is_flag=True,
+    help="Show every stored seed (default: the seeds of the latest run's spec).",
+)
+
+
 @cli.command()
 @click.argument("run_dir", metavar="RUN_DIR")
+@_ALL_SEEDS
 @_guard
-def report(run_dir: str) -> None:
+@_store_messages
+def report(run_dir: str, all_seeds: bool) -> None:
     """Write RUN_DIR/report.html with figures and a summary table."""
     from impactbandits.experiments.report import write_report
 
-    click.echo(write_report(run_dir))
+    click.echo(write_report(run_dir, seeds="all" if all_seeds else None))
 
 
 @cli.command()
@@ -202,14 +287,16 @@ def report(run_dir: str) -> None:
     "--output", "-o", default=None, help="File to write (default: RUN_DIR/results.FORMAT)."
 )
 @click.option("--trajectories", is_flag=True, help="Include intra-run checkpoints.")
+@_ALL_SEEDS
 @_guard
-def export(run_dir: str, fmt: str, output: str | None, trajectories: bool) -> None:
+@_store_messages
+def export(run_dir: str, fmt: str, output: str | None, trajectories: bool, all_seeds: bool) -> None:
     """Export the tidy table: one row per (cell, seed, horizon)."""
     if fmt not in EXPORT_FORMATS:
         raise SpecError("format", f"unknown format {fmt!r}; allowed: {', '.join(EXPORT_FORMATS)}")
     from impactbandits.experiments.tidy import tidy_table
 
-    table = tidy_table(run_dir, trajectories=trajectories)
+    table = tidy_table(run_dir, trajectories=trajectories, seeds="all" if all_seeds else None)
     path = Path(output) if output else Path(run_dir) / f"results.{fmt}"
     if path.is_dir():
         raise SpecError("output", f"{str(path)!r} is a directory; give a file name")

@@ -19,6 +19,9 @@ class SpecError(ImpactBanditsError, ValueError):
         self.message = message
         super().__init__(f"{field}: {message}" if field else message)
 
+    def __reduce__(self) -> tuple[object, ...]:  # picklable across worker processes
+        return (type(self), (self.field, self.message))
+
 
 class StoreError(ImpactBanditsError):
     """The results store cannot be used as asked (wrong path, foreign spec, corrupt file)."""

@@ -14,15 +14,25 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import math
+import traceback
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from impactbandits.core.environment import BatchedSimpleEnvironment, Environment, SimpleEnvironment
 from impactbandits.core.policy import BatchedSimplePolicy, Policy, SimplePolicy
 from impactbandits.errors import SpecError
+from impactbandits.usercode import (
+    IMPORT_PATH,
+    UserCodeError,
+    blame,
+    describe_exception,
+    import_paths,
+)
 
 __all__ = [
     "ENVIRONMENTS",
@@ -110,22 +120,60 @@ def _load(path: str) -> Any:
 
 def load_path(path: str, field: str) -> Any:
     """Import what ``"module:attr"`` names (user components, curves, impact functions); a
-    failure is a one-line :class:`SpecError` naming ``field``."""
+    failure — a malformed path, a missing module or attribute, or a module that raises while it
+    is imported (a syntax error, any exception) — is a one-line :class:`SpecError` naming
+    ``field``. Importing runs the module's top-level code: specs naming code are trusted."""
+    if not isinstance(path, str) or not IMPORT_PATH.match(path):
+        raise SpecError(
+            field, f"{path!r} is not an import path; write 'package.module:Name' (e.g. 'mypkg:f')"
+        )
     try:
         return _load(path)
-    except (ImportError, AttributeError, ValueError) as exc:
-        raise SpecError(field, f"cannot import {path!r} ({exc.__class__.__name__})") from None
+    except (ImportError, AttributeError) as exc:
+        raise SpecError(field, f"cannot import {path!r} ({describe_exception(exc)})") from None
+    except Exception as exc:  # the module itself raised (SyntaxError included) at import
+        raise UserCodeError(
+            field,
+            f"importing {path!r} raised {describe_exception(exc)}",
+            "".join(traceback.format_exception(exc)),
+        ) from None
+
+
+#: What each role's named object must be, checked before anything is called.
+_EXPECTED: dict[str, tuple[tuple[type, ...], str]] = {
+    "environment": ((Environment, SimpleEnvironment), "an Environment or SimpleEnvironment class"),
+    "policy": ((Policy, SimplePolicy), "a Policy or SimplePolicy class"),
+}
+
+
+def _describe_object(obj: Any) -> str:
+    if isinstance(obj, type):
+        return f"the class {obj.__name__}"
+    if callable(obj):
+        return f"the callable {getattr(obj, '__name__', type(obj).__name__)}"
+    return f"a {type(obj).__name__} value"
 
 
 def resolve(role: str, name: str, field: str) -> Any:
-    """The class (or function) registered as ``name`` for ``role``, or imported from a path."""
+    """The class (or function) registered as ``name`` for ``role``, or imported from a path.
+
+    What a path names is checked *before* it is called: an environment or policy must be a
+    subclass of the matching base class, an oracle a function (so ``"math:pi"`` or
+    ``"subprocess:Popen"`` are refused without running anything)."""
     table = _TABLES[role]
     if name in table:
         return _load(table[name])
-    if ":" in name:
-        return load_path(name, field)
-    allowed = ", ".join(sorted(table))
-    raise SpecError(field, f"unknown {role} {name!r}; allowed: {allowed} or 'module:Class'")
+    if ":" not in name:
+        allowed = ", ".join(sorted(table))
+        raise SpecError(field, f"unknown {role} {name!r}; allowed: {allowed} or 'module:Class'")
+    obj = load_path(name, field)
+    if role in _EXPECTED:
+        bases, wanted = _EXPECTED[role]
+        if not (isinstance(obj, type) and issubclass(obj, bases)):
+            raise SpecError(field, f"{name!r} is {_describe_object(obj)}, not {wanted}")
+    elif not callable(obj) or isinstance(obj, type):
+        raise SpecError(field, f"{name!r} is {_describe_object(obj)}, not an oracle function")
+    return obj
 
 
 def resolve_oracle(name: str, field: str) -> Callable[..., Any]:
@@ -144,7 +192,13 @@ def params_model(cls: type) -> type[BaseModel]:
         annotation = hints.get(name, Any)
         default = ... if parameter.default is inspect.Parameter.empty else parameter.default
         fields[name] = (annotation, default)
-    config = ConfigDict(extra="forbid", frozen=True, strict=False, arbitrary_types_allowed=True)
+    config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        strict=False,
+        arbitrary_types_allowed=True,
+        allow_inf_nan=False,
+    )
     return create_model(f"{cls.__name__}Params", __config__=config, **fields)
 
 
@@ -168,7 +222,9 @@ def format_validation_error(error: ValidationError, prefix: str, model: type[Bas
         message = "required field is missing"
     elif kind == "value_error":
         text = str(first["msg"]).removeprefix("Value error, ")
-        return text if ":" in text and not loc else f"{loc}: {text}"
+        if not loc:
+            return text  # our own SpecError from a validator: it names its field already
+        return f"{loc}: {text}"
     else:
         message = f"{first['msg']} (got {first.get('input')!r})"
     more = len(errors) - 1
@@ -176,9 +232,68 @@ def format_validation_error(error: ValidationError, prefix: str, model: type[Bas
     return f"{loc}: {message}{suffix}"
 
 
+def _admits_bool(annotation: Any) -> bool:
+    """Whether ``annotation`` (possibly nested: ``list[bool]``, ``int | bool``, ``Any``) has
+    room for a boolean."""
+    if annotation is bool or annotation is Any:
+        return True
+    return any(_admits_bool(arg) for arg in typing.get_args(annotation))
+
+
+def _has_bool(value: Any) -> bool:
+    if isinstance(value, bool | np.bool_):
+        return True
+    if isinstance(value, list | tuple):
+        return any(_has_bool(v) for v in value)
+    return False
+
+
+def _non_finite(value: Any, prefix: str) -> str | None:
+    """The sub-field of the first NaN/infinite number in (nested) ``value``, if any."""
+    if isinstance(value, float | np.floating) and not math.isfinite(value):
+        return prefix
+    items: Any = ()
+    if isinstance(value, Mapping):
+        items = ((f"{prefix}.{k}", v) for k, v in value.items())
+    elif isinstance(value, list | tuple):
+        items = ((f"{prefix}[{i}]", v) for i, v in enumerate(value))
+    for sub, item in items:
+        found = _non_finite(item, sub)
+        if found is not None:
+            return found
+    return None
+
+
+def _precheck(model: type[BaseModel], params: Mapping[str, Any], field: str) -> None:
+    """What pydantic's lax mode would let through: ``true`` where a number is expected (it
+    would become 1) and NaN/infinity hidden in untyped parameters."""
+    for name, value in params.items():
+        info = model.model_fields.get(name)
+        if info is None:
+            continue  # pydantic reports the unknown key
+        if _has_bool(value) and not _admits_bool(info.annotation):
+            raise SpecError(
+                f"{field}.{name}", f"a boolean is not allowed here; give a number (got {value!r})"
+            )
+        bad = _non_finite(value, f"{field}.{name}")
+        if bad is not None:
+            raise SpecError(bad, "must be a finite number (NaN and infinity are not allowed)")
+
+
 def validate_params(cls: type, params: Mapping[str, Any], field: str) -> dict[str, Any]:
-    """Validated parameters with defaults filled in; :class:`SpecError` on any problem."""
-    model = params_model(cls)
+    """Validated parameters with defaults filled in; :class:`SpecError` on any problem.
+
+    The constructor runs once with the validated values, so combinations of parameters are
+    checked too; if it raises anything else than a :class:`SpecError`, the error names the
+    field (and the user code that raised, see :mod:`impactbandits.usercode`)."""
+    try:
+        model = params_model(cls)
+    except Exception as exc:  # unresolvable annotations of a user class
+        raise SpecError(
+            f"{field}.kind",
+            f"cannot read the parameters of {import_path(cls)} ({describe_exception(exc)})",
+        ) from None
+    _precheck(model, params, field)
     try:
         validated = model.model_validate(dict(params))
     except ValidationError as exc:
@@ -187,8 +302,21 @@ def validate_params(cls: type, params: Mapping[str, Any], field: str) -> dict[st
     try:  # constructors may check combinations of parameters
         cls(**values)
     except SpecError as exc:
+        if isinstance(exc, UserCodeError) and exc.field.startswith(field):
+            raise
         sub = f"{field}.{exc.field}" if exc.field else field
+        if isinstance(exc, UserCodeError):
+            raise UserCodeError(sub, exc.message, exc.details) from None
         raise SpecError(sub, exc.message) from None
+    except Exception as exc:
+        user = blame(exc, {field: (import_path(cls), values)})
+        if user is not None:
+            raise user from None
+        named = [path for _, path in import_paths(values)]
+        using = f", using {', '.join(repr(p) for p in named)}" if named else ""
+        raise SpecError(
+            field, f"constructing {import_path(cls)} failed{using} ({describe_exception(exc)})"
+        ) from None
     return values
 
 

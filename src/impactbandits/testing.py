@@ -5,7 +5,8 @@ on your own::
     from impactbandits.testing import check_policy
     check_policy(lambda: MyPolicy(alpha=0.5))
 
-Each check raises ``AssertionError`` with a message saying which property failed.
+Each check raises :class:`ContractError` (an ``AssertionError``) with a message saying which
+property failed, also under ``python -O``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,18 @@ from impactbandits.core.simulate import Trajectory, simulate
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs.stationary import BernoulliBandit
 
-__all__ = ["check_environment", "check_policy"]
+__all__ = ["ContractError", "check_environment", "check_policy"]
+
+
+class ContractError(AssertionError):
+    """A component breaks the contract (raised explicitly: the checks also run under
+    ``python -O``, which strips ``assert`` statements)."""
+
+
+def _require(condition: object, message: str) -> None:
+    if not condition:
+        raise ContractError(message)
+
 
 PolicyFactory = Callable[[], Policy | SimplePolicy]
 EnvFactory = Callable[[], Environment]
@@ -80,16 +92,19 @@ def check_policy(
     # valid actions + determinism + reset semantics (the same object reused)
     first = _run(make_env(), policy, reps, rounds, horizon)
     again = _run(make_env(), policy, reps, rounds, horizon)
-    assert _same(first, again), "reset() must restart the policy: a second run differs"
+    _require(_same(first, again), "reset() must restart the policy: a second run differs")
     fresh = _run(make_env(), _policy(factory), reps, rounds, horizon)
-    assert _same(first, fresh), "same seed must give the same trajectory"
+    _require(_same(first, fresh), "same seed must give the same trajectory")
 
     # batch independence: each replication alone equals its row in the batch
     for i, rep in enumerate(reps):
         alone = _run(make_env(), _policy(factory), [rep], rounds, horizon)
-        assert _same(first, alone, [i], [0]), (
-            f"replication {rep} differs when run alone: the number of random draws per round "
-            "must not depend on other replications"
+        _require(
+            _same(first, alone, [i], [0]),
+            (
+                f"replication {rep} differs when run alone: the number of random draws per round "
+                "must not depend on other replications"
+            ),
         )
 
     # no global random state: seeding the global generators changes nothing, and they are untouched
@@ -97,9 +112,12 @@ def check_policy(
     random.seed(12345)
     state_np, state_py = np.random.get_state()[1].copy(), random.getstate()  # noqa: NPY002
     other = _run(make_env(), _policy(factory), reps, rounds, horizon)
-    assert _same(first, other), "results depend on global random state"
-    assert np.array_equal(np.random.get_state()[1], state_np), "policy used numpy's global RNG"  # noqa: NPY002
-    assert random.getstate() == state_py, "policy used Python's global random module"
+    _require(_same(first, other), "results depend on global random state")
+    _require(
+        np.array_equal(np.random.get_state()[1], state_np),  # noqa: NPY002
+        "policy used numpy's global RNG",
+    )
+    _require(random.getstate() == state_py, "policy used Python's global random module")
 
     # anytime policies ignore the horizon; horizon-aware ones need it
     if policy.requires_horizon:
@@ -108,19 +126,20 @@ def check_policy(
         except (ValueError, TypeError):
             pass
         else:
-            raise AssertionError("a horizon-aware policy must reject horizon=None")
+            raise ContractError("a horizon-aware policy must reject horizon=None")
     else:
         told = _run(make_env(), _policy(factory), reps, rounds, rounds)
-        assert _same(first, told), "an anytime policy must not depend on the horizon it is told"
+        _require(_same(first, told), "an anytime policy must not depend on the horizon it is told")
 
     # pickling (process and Dask backends ship specs, but users may ship objects)
     clone = pickle.loads(pickle.dumps(_policy(factory)))
-    assert _same(first, _run(make_env(), clone, reps, rounds, horizon)), "unpickled copy differs"
+    _require(_same(first, _run(make_env(), clone, reps, rounds, horizon)), "unpickled copy differs")
 
     # checkpoint bookkeeping: pulls add up to the rounds played (discrete actions)
     if isinstance(make_env().action_space, Discrete):
-        assert np.array_equal(first.pulls.sum(axis=2), np.tile(first.times, (len(reps), 1))), (
-            "pulls per arm must sum to the number of rounds"
+        _require(
+            np.array_equal(first.pulls.sum(axis=2), np.tile(first.times, (len(reps), 1))),
+            ("pulls per arm must sum to the number of rounds"),
         )
 
 
@@ -129,7 +148,7 @@ def check_environment(factory: EnvFactory, rounds: int = 200) -> None:
     consistency of ``expected`` with ``expected_rewards()`` (finite action spaces)."""
     env = factory()
     obj = env.prototype if isinstance(env, BatchedSimpleEnvironment) else env
-    assert isinstance(obj.action_space.n, int), "action_space.n must be an int"
+    _require(isinstance(obj.action_space.n, int), "action_space.n must be an int")
     reps = [0, 1, 2]
     space = env.action_space
 
@@ -143,8 +162,8 @@ def check_environment(factory: EnvFactory, rounds: int = 200) -> None:
                 if len(which) == 1:
                     a = a[:1]
                 values = e.expected_rewards()
-                assert values.shape == (len(which), space.n), "expected_rewards() shape (R, n)"
-                assert np.all(np.isfinite(values)), "expected rewards must be finite"
+                _require(values.shape == (len(which), space.n), "expected_rewards() shape (R, n)")
+                _require(np.all(np.isfinite(values)), "expected rewards must be finite")
                 before.append(values[np.arange(len(which)), a])
             else:
                 a = rng.dirichlet(np.ones(space.n), size=len(which))
@@ -156,7 +175,7 @@ def check_environment(factory: EnvFactory, rounds: int = 200) -> None:
 
     r1, e1, b1 = play(env, reps, 0)
     r2, e2, _ = play(env, reps, 0)
-    assert np.array_equal(r1, r2) and np.array_equal(e1, e2), "reset() must restart the env"
+    _require(np.array_equal(r1, r2) and np.array_equal(e1, e2), "reset() must restart the env")
     np.testing.assert_allclose(
         e1,
         b1,
@@ -176,4 +195,4 @@ def check_environment(factory: EnvFactory, rounds: int = 200) -> None:
     for t in range(rounds):
         batch = env.step(actions[t]).feedback.reward[1]
         alone = env_alone.step(actions[t][1:2]).feedback.reward[0]
-        assert batch == alone, "an environment replication must not depend on its batch"
+        _require(batch == alone, "an environment replication must not depend on its batch")

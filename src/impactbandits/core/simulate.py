@@ -16,6 +16,7 @@ import numpy as np
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
+from impactbandits.core.spaces import InvalidAction
 from impactbandits.errors import SpecError
 
 __all__ = ["Trajectory", "simulate"]
@@ -53,13 +54,16 @@ def simulate(
     checkpoints: np.ndarray,
     env_random: EnvironmentRandom,
     policy_rng: BatchRNG,
-    check_actions: bool = False,
+    check_actions: bool = True,
 ) -> Trajectory:
     """Run ``rounds`` rounds; ``horizon`` is what the policy is told (``None`` = anytime).
 
-    ``checkpoints`` must be increasing rounds in ``1 .. rounds``. With ``check_actions`` every
-    action is validated against the action space (the contract tests use it); otherwise the
-    first round's actions are.
+    ``checkpoints`` must be increasing rounds in ``1 .. rounds``. With ``check_actions`` (the
+    default) every round's actions are validated against the action space on a cheap path; an
+    invalid action raises :class:`~impactbandits.errors.SpecError` (field ``action``) naming the
+    round. ``check_actions=False`` validates the first round only: for policies that cannot
+    emit an invalid action by construction (the built-ins, whose actions are arg-maxima or
+    draws over the arms; the contract tests check every round of each).
     """
     checkpoints = np.asarray(checkpoints, dtype=np.int64)
     if checkpoints.size == 0 or checkpoints[-1] > rounds or checkpoints[0] < 1:
@@ -96,7 +100,12 @@ def simulate(
     for t in range(1, rounds + 1):
         actions = policy.select()
         if check_actions or t == 1:
-            actions = space.validate(actions, replications)
+            try:
+                actions = space.check(actions, replications)
+            except InvalidAction as exc:
+                raise InvalidAction(f"round {t}: {exc.message}", exc.row) from None
+            except SpecError as exc:
+                raise InvalidAction(f"round {t}: {exc.message}") from None
         if phase_counts is not None:
             phase = policy.current_phase()
             phase_counts[rows, phase] += 1

@@ -55,6 +55,23 @@ class ActionSpace:
         """Check a batch of actions returned by a policy; return it in canonical dtype."""
         raise NotImplementedError
 
+    def check(self, actions: np.ndarray, replications: int) -> np.ndarray:
+        """:meth:`validate` on a fast path for actions already in canonical form (what the
+        simulation loop calls every round)."""
+        return self.validate(actions, replications)
+
+
+class InvalidAction(SpecError):
+    """A policy returned an action outside the space; ``row`` is its position in the batch
+    (``None``: the whole batch is malformed)."""
+
+    def __init__(self, message: str, row: int | None = None) -> None:
+        super().__init__("action", message)
+        self.row = row
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.message, self.row))
+
 
 @dataclass(frozen=True)
 class Discrete(ActionSpace):
@@ -77,8 +94,23 @@ class Discrete(ActionSpace):
                 f"{actions.shape} of {actions.dtype}",
             )
         if actions.size and (actions.min() < 0 or actions.max() >= self.n):
-            raise SpecError("action", f"arm indices must lie in 0..{self.n - 1}")
+            bad = int(np.flatnonzero((actions < 0) | (actions >= self.n))[0])
+            raise InvalidAction(
+                f"arm indices must lie in 0..{self.n - 1}, got {int(actions[bad])}", bad
+            )
         return actions.astype(np.int64, copy=False)
+
+    def check(self, actions: np.ndarray, replications: int) -> np.ndarray:
+        # one comparison: negative int64 values are huge as uint64 (measured: 2-3 us per round
+        # against 5-7 us for validate; benchmarks/validate_actions.py)
+        if (
+            type(actions) is np.ndarray
+            and actions.dtype == np.int64
+            and actions.shape == (replications,)
+            and not actions.view(np.uint64).max(initial=0) >= self.n
+        ):
+            return actions
+        return self.validate(actions, replications)
 
 
 @dataclass(frozen=True)

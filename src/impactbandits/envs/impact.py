@@ -229,6 +229,8 @@ def _impact_function(name: str, params: dict[str, Any], gamma: float) -> ImpactF
     from impactbandits.registry import load_path
 
     cls = load_path(name, "impact")
+    if not isinstance(cls, type):
+        raise SpecError("impact", f"{name!r} is not a class (see ImpactFunction)")
     try:
         built = cls(**params)
     except TypeError as exc:

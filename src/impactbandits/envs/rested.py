@@ -76,7 +76,9 @@ def _evaluate(
     if isinstance(entry, str):
         from impactbandits.registry import load_path
 
-        entry = load_path(entry, f"curves[{arm}]")
+        path, entry = entry, load_path(entry, f"curves[{arm}]")
+        if not callable(entry) or isinstance(entry, type):
+            raise SpecError(f"curves[{arm}]", f"{path!r} is not a function of the pull count")
     if callable(entry):
         values = np.asarray(entry(np.arange(1, length + 1)), dtype=float)
         if values.shape != (length,):

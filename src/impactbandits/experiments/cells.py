@@ -15,13 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from impactbandits.core.random import stable_key
+from impactbandits.core.policy import Policy
+from impactbandits.core.random import POLICY, BatchRNG, stable_key
+from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
 from impactbandits.experiments.spec import ComponentSpec, ExperimentSpec, canonical_json
 from impactbandits.registry import build_environment, build_policy
+from impactbandits.usercode import reporting
 
 __all__ = ["Cell", "Task", "batches", "expand"]
 
@@ -43,6 +47,9 @@ class Cell:
     seed: int
     env_key: int
     policy_key: int
+    env_field: str = "environments[0]"
+    """Where the environment is in the spec (``environments[i]``), for error messages."""
+    policy_field: str = "policies[0]"
 
 
 @dataclass(frozen=True)
@@ -65,11 +72,11 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
     """All cells of ``spec`` in a deterministic order (environment, policy, horizon)."""
     cells = []
     for e, env_spec in enumerate(spec.environments):
-        env = build_environment(env_spec.kind, env_spec.params)
-        try:
+        env_field = f"environments[{e}]"
+        env_parts = {env_field: (env_spec.kind, env_spec.params)}
+        with reporting(env_parts, f"checking {env_field}", env_field):
+            env = build_environment(env_spec.kind, env_spec.params)
             env.check_horizon(max(spec.horizons))
-        except SpecError as exc:
-            raise SpecError(f"environments[{e}].{exc.field}", exc.message) from None
         space = env.action_space
         env_key = env_spec.content_key()
         for p, pol_spec in enumerate(spec.policies):
@@ -85,6 +92,7 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
             policy_key = stable_key(canonical_json([env_spec.content(), pol_spec.content()]))
             horizons: Iterable[int | None] = spec.horizons if policy.requires_horizon else [None]
             for horizon in horizons:
+                _preflight(policy, space, horizon, spec.seed, policy_key, p, env_parts, pol_spec)
                 rounds = horizon if horizon is not None else max(spec.horizons)
                 grid = (horizon,) if horizon is not None else spec.horizons
                 points = trajectory_points(rounds, spec.checkpoints)
@@ -112,9 +120,29 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
                         spec.seed,
                         env_key,
                         policy_key,
+                        f"environments[{e}]",
+                        f"policies[{p}]",
                     )
                 )
     return cells
+
+
+def _preflight(
+    policy: Policy,
+    space: ActionSpace,
+    horizon: int | None,
+    seed: int,
+    policy_key: int,
+    p: int,
+    env_parts: dict[str, tuple[str, dict[str, Any]]],
+    pol_spec: ComponentSpec,
+) -> None:
+    """Reset the policy for one replication, so that what it checks at set-up (e.g. that its
+    1/ε divides the environment's grid) fails before a store is created, not in a worker."""
+    field = f"policies[{p}]"
+    parts = {**env_parts, field: (pol_spec.kind, pol_spec.params)}
+    with reporting(parts, f"setting up {field}", field):
+        policy.reset(space, horizon, BatchRNG.from_key(seed, (policy_key, POLICY), [0]))
 
 
 def batches(cell: Cell, replications: Iterable[int], size: int) -> Iterator[Task]:

@@ -123,8 +123,11 @@ def load_run(
 
 
 def save_png(fig: MplFigure, run_dir: str | Path, stem: str, dpi: int = 100) -> Path:
-    """Write ``fig`` to ``RUN_DIR/figures/STEM.png`` (creating the folder); return the path."""
-    path = Path(run_dir) / "figures" / f"{stem}.png"
-    path.parent.mkdir(exist_ok=True)
+    """Write ``fig`` to ``RUN_DIR/figures/paper/STEM.png`` (creating the folder); return the
+    path. Renderers' figures live apart from the report's per-environment figures
+    (``RUN_DIR/figures/``), so no label can make one overwrite the other; stems built from
+    labels use :func:`~impactbandits.experiments.filenames.figure_stem`."""
+    path = Path(run_dir) / "figures" / "paper" / f"{stem}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=dpi)
     return path

@@ -1,4 +1,9 @@
-"""``report.html``: PNG figures and a summary table for a run directory."""
+"""``report.html``: PNG figures and a summary table for a run directory.
+
+One figure per environment, ``RUN_DIR/figures/<stem>.png`` with
+:func:`~impactbandits.experiments.filenames.figure_stem` (unique and stable per label); paper
+renderers write theirs under ``RUN_DIR/figures/paper/``, so the two never meet.
+"""
 
 from __future__ import annotations
 
@@ -9,16 +14,13 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
+from impactbandits.experiments.filenames import figure_stems
 from impactbandits.experiments.plots import plot_metric_vs_horizon, plot_metric_vs_time
 from impactbandits.experiments.store import Store
-from impactbandits.experiments.tidy import tidy_table
+from impactbandits.experiments.tidy import Seeds, read_table, store_coverage, warn_coverage
 from impactbandits.metrics import summarise
 
 __all__ = ["summary_table", "write_report"]
-
-
-def _slug(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text)
 
 
 SUMMARY_METRICS = ("reward", "regret", "per_step_regret", "switches")
@@ -56,19 +58,29 @@ def summary_table(table: pd.DataFrame, metrics: Sequence[str] = SUMMARY_METRICS)
     return pd.DataFrame(rows)
 
 
-def write_report(run_dir: str | Path, extra_figures: Sequence[Path] = ()) -> Path:
-    """Write ``RUN_DIR/report.html`` (and ``RUN_DIR/figures/*.png``); return its path."""
+def write_report(
+    run_dir: str | Path, extra_figures: Sequence[Path] = (), seeds: Seeds = None
+) -> Path:
+    """Write ``RUN_DIR/report.html`` (and ``RUN_DIR/figures/*.png``); return its path.
+
+    ``seeds`` as in :func:`~impactbandits.experiments.tidy.tidy_table` (``"all"``: every stored
+    seed); the page states the seeds shown and stored, and the same facts are warned
+    (:class:`~impactbandits.experiments.store.StoreWarning`) as by ``tidy_table``."""
     run_dir = Path(run_dir)
     with Store.open_existing(run_dir) as store:
+        store.check()
         spec = store.spec()
-    table = tidy_table(run_dir)
-    trajectories = tidy_table(run_dir, trajectories=True)
+        coverage = store_coverage(store, spec, seeds)
+        warn_coverage(coverage)
+        table = read_table(store, spec, seeds=seeds)
+        trajectories = read_table(store, spec, trajectories=True, seeds=seeds)
     figures_dir = run_dir / "figures"
     figures_dir.mkdir(exist_ok=True)
     has_regret = table["regret"].notna().any()
     metric_h = "per_step_regret" if has_regret else "reward"
     metric_t = "regret" if has_regret else "reward"
-    images: list[Path] = []
+    images: list[tuple[str, Path]] = []
+    stems = figure_stems(str(env) for env in table["environment"].unique())
     for env in table["environment"].unique():
         # the horizon panel needs several horizons: with one it would be a single point
         single = table.loc[table["environment"] == env, "horizon"].nunique() < 2
@@ -80,9 +92,9 @@ def write_report(run_dir: str | Path, extra_figures: Sequence[Path] = ()) -> Pat
             wide = table["horizon"].max() >= 30 * table["horizon"].min()
             plot_metric_vs_horizon(table, axes[1], metric=metric_h, environment=env, log_x=wide)
             axes[1].set_title(f"{env}: {metric_h} vs horizon")
-        path = figures_dir / f"{_slug(str(env))}.png"
+        path = figures_dir / f"{stems[str(env)]}.png"
         fig.savefig(path, dpi=110)
-        images.append(path)
+        images.append((str(env), path))
     summary = summary_table(table, spec.metrics) if len(table) else pd.DataFrame()
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
@@ -94,13 +106,14 @@ def write_report(run_dir: str | Path, extra_figures: Sequence[Path] = ()) -> Pat
         f"<p>{html.escape(spec.description)}</p>" if spec.description else "",
         f"<p>{len(spec.environments)} environment(s), {len(spec.policies)} policies, "
         f"horizons {spec.horizons[0]}…{spec.horizons[-1]} ({len(spec.horizons)}), "
-        f"{spec.seeds} seeds, root seed {spec.seed}. Intervals: 95% Student-t over seeds.</p>",
+        f"{html.escape(coverage.describe())}, root seed {spec.seed}. "
+        "Intervals: 95% Student-t over seeds.</p>",
         "<h2>Summary at the largest horizon</h2>",
         summary.to_html(index=False, escape=True) if len(summary) else "<p>No results yet.</p>",
     ]
-    for path in [*extra_figures, *images]:
+    for title, path in [*((p.stem, p) for p in extra_figures), *images]:
         rel = path.relative_to(run_dir) if path.is_relative_to(run_dir) else path
-        parts.append(f"<h2>{html.escape(path.stem)}</h2><img src='{html.escape(str(rel))}'>")
+        parts.append(f"<h2>{html.escape(title)}</h2><img src='{html.escape(rel.as_posix())}'>")
     parts.append("</body></html>")
     out = run_dir / "report.html"
     out.write_text("\n".join(parts), encoding="utf-8")

@@ -14,6 +14,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from impactbandits.experiments.figures import load_run, save_png
+from impactbandits.experiments.filenames import figure_stem
 from impactbandits.experiments.plots import plot_metric_vs_horizon, plot_pulls_vs_horizon
 from impactbandits.registry import build_environment
 
@@ -30,10 +31,6 @@ def plot_curves(curves: np.ndarray, ax: object, names: list[str] | None = None) 
     ax.grid(alpha=0.3)  # type: ignore[attr-defined]
     ax.legend(fontsize="small")  # type: ignore[attr-defined]
     return ax
-
-
-def _slug(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text).strip("-")
 
 
 _TITLES = {"per_step_regret": "per-step policy regret", "competitive_ratio": "competitive ratio"}
@@ -80,5 +77,5 @@ def render_rested(
             plot_pulls_vs_horizon(rows, axes[-1], arm=0, optimal=optimal)
             axes[-1].set_title("pulls of arm 0 (the paper's arm 1)")
         fig.suptitle(f"{spec.name}: {env_spec.label}")
-        paths.append(save_png(fig, run_dir, f"{_slug(spec.name)}-{_slug(env_spec.label)}"))
+        paths.append(save_png(fig, run_dir, f"{spec.name}-{figure_stem(env_spec.label)}"))
     return paths

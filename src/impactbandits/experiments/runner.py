@@ -10,7 +10,12 @@ through a :class:`concurrent.futures.Executor`-like interface:
 
 Only a bounded number of tasks is in flight, and results are written to the store as they arrive
 and then dropped, so memory does not grow with the number of cells. Ctrl-C cancels what has not
-finished and keeps what has: a re-run resumes.
+finished and keeps what has: a re-run resumes. SIGTERM does the same (:class:`Terminated`).
+
+Processes (:mod:`~impactbandits.experiments.processes`): on a stop or an error the pool's
+workers are terminated rather than awaited, and workers exit by themselves when the runner dies
+(even by SIGKILL). One run at a time writes a run directory
+(:mod:`~impactbandits.experiments.lock`).
 """
 
 from __future__ import annotations
@@ -19,7 +24,6 @@ import contextlib
 import math
 import multiprocessing
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
@@ -29,11 +33,26 @@ from typing import Any
 
 from impactbandits.errors import ImpactBanditsError, SpecError
 from impactbandits.experiments.cells import Task, batches, expand
+from impactbandits.experiments.lock import LOCK_FILE, run_dir_lock
+from impactbandits.experiments.processes import (
+    Lifeline,
+    TerminateRequest,
+    sigterm_stops,
+    terminate_workers,
+)
 from impactbandits.experiments.spec import ExperimentSpec
-from impactbandits.experiments.store import Store, check_run_dir
+from impactbandits.experiments.store import STORE_FILE, DiskFullError, Store, check_run_dir
+from impactbandits.experiments.store_repair import remove_database
 from impactbandits.experiments.worker import Record, run_task
 
-__all__ = ["BACKENDS", "Interrupted", "RunSummary", "default_run_dir", "run_experiment"]
+__all__ = [
+    "BACKENDS",
+    "Interrupted",
+    "RunSummary",
+    "Terminated",
+    "default_run_dir",
+    "run_experiment",
+]
 
 BACKENDS = ("serial", "process", "dask")
 #: Largest batch of replications simulated together (bounds memory per task).
@@ -44,6 +63,15 @@ IN_FLIGHT_PER_WORKER = 4
 
 class Interrupted(ImpactBanditsError):
     """The sweep was stopped (Ctrl-C); finished results are in the store."""
+
+    #: The command line's exit status (128 + SIGINT).
+    exit_status = 130
+
+
+class Terminated(Interrupted):
+    """The sweep was stopped by SIGTERM; finished results are in the store."""
+
+    exit_status = 143
 
 
 @dataclass(frozen=True)
@@ -75,24 +103,27 @@ def _batch_size(n_cells: int, seeds: int, workers: int) -> int:
     return max(1, min(MAX_BATCH, math.ceil(seeds / tasks_per_cell)))
 
 
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the runner, which stops cleanly and keeps finished results."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 @contextlib.contextmanager
 def _executor(backend: str, workers: int, scheduler: str | None) -> Iterator[Executor | None]:
     if backend == "serial":
         yield None
     elif backend == "process":
         method = "forkserver" if sys.platform.startswith("linux") else "spawn"
-        pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context(method)
-        )
-        try:
-            yield pool
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+        context = multiprocessing.get_context(method)
+        with Lifeline(context) as lifeline:  # workers exit when this process dies
+            pool = ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=context,
+                initializer=lifeline.initializer,
+                initargs=lifeline.initargs,
+            )
+            try:
+                yield pool
+            except BaseException:
+                terminate_workers(pool)  # stop now: do not wait for running tasks
+                raise
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
     else:
         try:
             from distributed import Client, LocalCluster
@@ -133,24 +164,23 @@ def _execute(
         for task in tasks:
             on_records(run_task(task))
         return
+    # On an exception, what is pending is dropped by the executor's context (`_executor`), not
+    # cancelled here: on Python 3.11, a future cancelled before the pool's workers are
+    # terminated makes the pool's manager thread fail (InvalidStateError, printed to stderr).
     pending: set[Future[list[Record]]] = set()
     queue = iter(tasks)
-    try:
+    for task in queue:
+        pending.add(executor.submit(run_task, task))
+        if len(pending) >= limit:
+            break
+    while pending:
+        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            on_records(future.result())
         for task in queue:
             pending.add(executor.submit(run_task, task))
             if len(pending) >= limit:
                 break
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                on_records(future.result())
-            for task in queue:
-                pending.add(executor.submit(run_task, task))
-                if len(pending) >= limit:
-                    break
-    finally:
-        for future in pending:
-            future.cancel()
 
 
 def run_experiment(
@@ -166,7 +196,12 @@ def run_experiment(
     """Run every missing (cell, seed) of ``spec`` into the store in ``run_dir``.
 
     Raises :class:`~impactbandits.errors.SpecError` / ``StoreError`` on bad input before
-    anything is written, and :class:`Interrupted` on Ctrl-C (finished rows are kept).
+    anything is written (also if another run is writing ``run_dir``), :class:`Interrupted`
+    on Ctrl-C and :class:`Terminated` on SIGTERM (finished rows are kept; called from the main
+    thread, SIGTERM is handled while the sweep runs, then the previous handler restored). A
+    damaged store is copied aside and rebuilt from its intact rows first (a ``StoreWarning``
+    says so); a full disk raises :class:`~impactbandits.experiments.store.DiskFullError`
+    (a ``StoreError``; what was stored is kept).
     """
     if backend not in BACKENDS:
         raise SpecError("backend", f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
@@ -182,10 +217,13 @@ def run_experiment(
     cells = expand(spec)  # validates every component before the store is touched
     computed = 0
     reused = 0
+    fresh = not path.exists()
     try:
         # connect to the backend first: an unreachable scheduler leaves no trace on disk
         with (
+            sigterm_stops(),
             _executor(backend, n_workers, scheduler) as executor,
+            run_dir_lock(path),  # one writer per run directory
             Store.create(path, spec, cells) as store,
         ):
             finished = store.finished()
@@ -205,7 +243,14 @@ def run_experiment(
 
             def on_records(records: list[Record]) -> None:
                 nonlocal computed
-                store.add(records)
+                try:
+                    store.add(records)
+                except DiskFullError:  # the failed batch is rolled back: the store is consistent
+                    raise DiskFullError(
+                        f"output: disk full while storing results in {path} "
+                        f"({computed + reused} of {len(cells) * spec.seeds} stored); "
+                        "free space and run the same command again"
+                    ) from None
                 computed += len(records)
                 bar(len(records))
 
@@ -213,12 +258,26 @@ def run_experiment(
                 _execute(tasks, executor, IN_FLIGHT_PER_WORKER * n_workers, on_records)
             finally:
                 bar(None)
-    except KeyboardInterrupt:
-        raise Interrupted(
-            f"interrupted: {computed + reused} of {len(cells) * spec.seeds} results are "
-            f"stored in {path}; run the same command again to resume"
+    except (KeyboardInterrupt, TerminateRequest) as stop:
+        error = Terminated if isinstance(stop, TerminateRequest) else Interrupted
+        raise error(
+            f"{'terminated' if error is Terminated else 'interrupted'}: {computed + reused} of "
+            f"{len(cells) * spec.seeds} results are stored in {path}; run the same command "
+            "again to resume"
         ) from None
+    except ImpactBanditsError:
+        if fresh and computed == 0:
+            _discard(path)  # e.g. user code that raised in the first task: leave no trace
+        raise
     return RunSummary(path, len(cells), spec.seeds, computed, reused)
+
+
+def _discard(path: Path) -> None:
+    """Remove a run directory this call created and stored nothing in (only its own files)."""
+    remove_database(path / STORE_FILE)
+    (path / LOCK_FILE).unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        path.rmdir()  # only if empty: never anything else
 
 
 def _progress(enabled: bool, total: int) -> Callable[[int | None], None]:

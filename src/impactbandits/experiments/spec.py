@@ -51,6 +51,14 @@ _RESERVED = {"kind", "label", "params", "oracle", "environments"}
 _MAX_HORIZON = 10**9
 
 
+class _CarriedError(ValueError):
+    """Carries a :class:`SpecError` raised inside a pydantic validator out of pydantic."""
+
+    def __init__(self, original: SpecError) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+
 class ComponentSpec(BaseModel):
     """A validated environment or policy: registry ``kind``, display ``label``, full ``params``."""
 
@@ -213,6 +221,9 @@ class ExperimentSpec(BaseModel):
             return data
         data = dict(data)
         try:
+            for key in ("seeds", "seed", "checkpoints"):
+                if isinstance(data.get(key), bool):
+                    raise SpecError(key, f"must be an integer, not a boolean (got {data[key]!r})")
             for key, role in (("environments", "environment"), ("policies", "policy")):
                 items = data.get(key)
                 if items is None:
@@ -236,7 +247,7 @@ class ExperimentSpec(BaseModel):
                             f"allowed: {', '.join(sorted(known))}",
                         )
         except SpecError as exc:
-            raise ValueError(str(exc)) from None
+            raise _CarriedError(exc) from None
         return data
 
     @classmethod
@@ -274,12 +285,18 @@ def spec_from_mapping(data: Mapping[str, Any]) -> ExperimentSpec:
     try:
         return ExperimentSpec.model_validate(dict(data))
     except ValidationError as exc:
+        for error in exc.errors():
+            carried = (error.get("ctx") or {}).get("error")
+            if isinstance(carried, _CarriedError):  # keep the type (UserCodeError) and details
+                raise carried.original from None
         raise SpecError("", format_validation_error(exc, "", ExperimentSpec)) from None
 
 
 def load_spec(path: str | Path, **overrides: Any) -> ExperimentSpec:
     """Read and validate a TOML spec; ``overrides`` (e.g. ``seeds=5``) replace its fields."""
     path = Path(path)
+    if path.is_dir():
+        raise SpecError("spec", f"{str(path)!r} is a directory; give the path of a TOML file")
     if not path.is_file():
         raise SpecError("spec", f"no such file: {path}")
     try:

@@ -5,6 +5,13 @@ sweep loses at most the batches in flight and a re-run of the same spec resumes:
 present are neither recomputed nor duplicated (primary key ``(cell, seed)``). The directory is
 bound to one experiment by :meth:`~impactbandits.experiments.spec.ExperimentSpec.store_key`;
 opening it with a different experiment is refused before anything is written.
+
+Integrity (:mod:`~impactbandits.experiments.store_repair`): every row carries a checksum; reads
+verify it and raise :class:`~impactbandits.experiments.store_repair.DamagedStoreError` (one
+line) on a damaged store, and :meth:`Store.create` (a run) checks the file and every row first:
+a damaged store is copied aside (``results.sqlite.damaged-<time>``) and rebuilt from its intact
+rows, so the run recomputes only what was lost. A full disk raises :class:`DiskFullError`; the
+transaction in progress is rolled back, so the store stays consistent.
 """
 
 from __future__ import annotations
@@ -19,9 +26,24 @@ from typing import Any
 from impactbandits.errors import StoreError
 from impactbandits.experiments.cells import Cell
 from impactbandits.experiments.spec import ExperimentSpec, spec_from_mapping
+from impactbandits.experiments.store_repair import (
+    DamagedStoreError,
+    DiskFullError,
+    Scan,
+    StoreWarning,
+    disk_full_as_error,
+    has_checksums,
+    is_disk_full,
+    quick_check,
+    rebuild,
+    remove_database,
+    row_checksum,
+    scan,
+    verified_payload,
+)
 from impactbandits.experiments.worker import Record
 
-__all__ = ["STORE_FILE", "Store"]
+__all__ = ["STORE_FILE", "DamagedStoreError", "DiskFullError", "Store", "StoreWarning"]
 
 STORE_FILE = "results.sqlite"
 
@@ -44,6 +66,7 @@ CREATE TABLE IF NOT EXISTS results (
     seed INTEGER NOT NULL,
     payload TEXT NOT NULL,
     seconds REAL NOT NULL,
+    crc INTEGER,
     PRIMARY KEY (cell, seed)
 );
 """
@@ -67,6 +90,10 @@ class Store:
         self.path = path
         self._db = connection
 
+    @property
+    def file(self) -> Path:
+        return self.path / STORE_FILE
+
     # -- opening ---------------------------------------------------------------------------------
     @staticmethod
     def _connect(db_path: Path) -> sqlite3.Connection:
@@ -77,49 +104,93 @@ class Store:
 
     @classmethod
     def create(cls, run_dir: str | Path, spec: ExperimentSpec, cells: list[Cell]) -> Store:
-        """Open (or create) the store of ``spec`` in ``run_dir``; refuse a foreign store."""
+        """Open (or create) the store of ``spec`` in ``run_dir``; refuse a foreign store.
+
+        An existing store is checked first (its file and every row); if it is damaged, a copy
+        is kept and it is rebuilt from its intact rows (a :class:`StoreWarning` says so)."""
         run_dir = Path(run_dir)
         check_run_dir(run_dir)
         db_path = run_dir / STORE_FILE
+        if db_path.exists() and _is_blank(db_path):
+            remove_database(db_path)  # a run killed before writing the schema: start afresh
         if db_path.exists():
             store = cls.open_existing(run_dir)
-            stored_key = store.meta("store_key")
+            try:
+                stored_key = store.meta("store_key")
+            except DamagedStoreError:
+                store.close()
+                raise StoreError(
+                    f"output: {str(db_path)!r} is damaged beyond repair (its metadata cannot be "
+                    "read); move it away and run again"
+                ) from None
             if stored_key != spec.store_key():
                 store.close()
                 raise StoreError(
                     f"output: {str(run_dir)!r} holds results of another experiment "
                     f"({store_name(run_dir)!r}, key {stored_key}); choose another --out"
                 )
-            store._write_spec(spec)
+            try:
+                with disk_full_as_error(f"updating the store in {run_dir}"):
+                    found = scan(store._db)
+                    if found.is_damaged:
+                        store = store._rebuild(spec, cells, found)
+                    store._add_checksum_column()
+                    store._write_spec(spec)
+            except BaseException:
+                store.close()
+                raise
             return store
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            if is_disk_full(exc):
+                raise DiskFullError(
+                    f"output: disk full while creating {str(run_dir)!r}; free space and run "
+                    "the same command again"
+                ) from None
             raise StoreError(f"output: cannot create {str(run_dir)!r} ({exc.strerror})") from None
+        with disk_full_as_error(f"creating the store in {run_dir}"):
+            try:
+                return cls._initialize(run_dir, db_path, spec, cells)
+            except BaseException:
+                remove_database(db_path)  # nothing stored yet: leave no half-made store
+                raise
+
+    @classmethod
+    def _initialize(
+        cls, run_dir: Path, db_path: Path, spec: ExperimentSpec, cells: list[Cell]
+    ) -> Store:
+        """A new store at ``db_path``: schema, cells and metadata of ``spec``."""
         db = cls._connect(db_path)
         store = cls(run_dir, db)
-        db.executescript(_SCHEMA)
-        with store._transaction():
-            db.executemany(
-                "INSERT OR IGNORE INTO cells VALUES (?,?,?,?,?,?,?,?,?,?)",
-                [
-                    (
-                        c.key,
-                        i,
-                        c.environment.label,
-                        c.policy.label,
-                        c.horizon,
-                        c.rounds,
-                        json.dumps(list(c.grid)),
-                        c.n_arms,
-                        json.dumps(c.environment.model_dump(mode="json")),
-                        json.dumps(c.policy.model_dump(mode="json")),
-                    )
-                    for i, c in enumerate(cells)
-                ],
-            )
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('store_key', ?)", (spec.store_key(),))
-            store._write_spec(spec)
+        try:
+            db.executescript(_SCHEMA)
+            with store._transaction():
+                db.executemany(
+                    "INSERT OR IGNORE INTO cells VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    [
+                        (
+                            c.key,
+                            i,
+                            c.environment.label,
+                            c.policy.label,
+                            c.horizon,
+                            c.rounds,
+                            json.dumps(list(c.grid)),
+                            c.n_arms,
+                            json.dumps(c.environment.model_dump(mode="json")),
+                            json.dumps(c.policy.model_dump(mode="json")),
+                        )
+                        for i, c in enumerate(cells)
+                    ],
+                )
+                db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('store_key', ?)", (spec.store_key(),)
+                )
+                store._write_spec(spec)
+        except BaseException:
+            db.close()
+            raise
         return store
 
     @classmethod
@@ -134,7 +205,10 @@ class Store:
             db = cls._connect(db_path)
             db.execute("SELECT value FROM meta WHERE key = 'store_key'").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"run_dir: {str(db_path)!r} is not a results store ({exc})") from None
+            raise StoreError(
+                f"run_dir: {str(db_path)!r} is not a results store, or is damaged beyond repair "
+                f"({exc}); move it away or choose another directory"
+            ) from None
         return cls(run_dir, db)
 
     def close(self) -> None:
@@ -146,6 +220,32 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- integrity -------------------------------------------------------------------------------
+    def _add_checksum_column(self) -> None:
+        """Stores made before checksums get the column (``NULL``: not verified)."""
+        if not has_checksums(self._db):
+            self._db.execute("ALTER TABLE results ADD COLUMN crc INTEGER")
+
+    def check(self) -> None:
+        """Raise :class:`DamagedStoreError` if ``PRAGMA quick_check`` finds the file damaged."""
+        if quick_check(self._db) is not None:
+            raise self._damaged()
+
+    def _damaged(self) -> DamagedStoreError:
+        """The error for a damaged store, with the count of damaged results (a full scan)."""
+        return DamagedStoreError(self.file, scan(self._db))
+
+    def _rebuild(self, spec: ExperimentSpec, cells: list[Cell], found: Scan) -> Store:
+        """Keep a copy of this damaged store, replace it with a new one holding its intact rows
+        (``found.good``) and return the new store; this one is closed."""
+        rebuild(
+            self._db,
+            self.file,
+            lambda path: Store._initialize(self.path, path, spec, cells)._db,
+            found,
+        )
+        return Store.open_existing(self.path)
+
     # -- metadata --------------------------------------------------------------------------------
     def _transaction(self) -> Any:
         db = self._db
@@ -155,7 +255,15 @@ class Store:
                 db.execute("BEGIN IMMEDIATE")
 
             def __exit__(self, kind: object, *rest: object) -> None:
-                db.execute("ROLLBACK" if kind else "COMMIT")
+                if kind is None:
+                    try:
+                        db.execute("COMMIT")
+                    except sqlite3.DatabaseError:
+                        if db.in_transaction:
+                            db.execute("ROLLBACK")
+                        raise
+                elif db.in_transaction:  # SQLite rolls back by itself on some errors (full disk)
+                    db.execute("ROLLBACK")
 
         return _Tx()
 
@@ -165,7 +273,10 @@ class Store:
         )
 
     def meta(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError:
+            raise self._damaged() from None
         return None if row is None else str(row[0])
 
     def spec(self) -> ExperimentSpec:
@@ -177,34 +288,59 @@ class Store:
     # -- results ---------------------------------------------------------------------------------
     def finished(self) -> set[tuple[str, int]]:
         """All stored (cell, seed) pairs."""
-        return {(str(c), int(s)) for c, s in self._db.execute("SELECT cell, seed FROM results")}
+        try:
+            return {(str(c), int(s)) for c, s in self._db.execute("SELECT cell, seed FROM results")}
+        except sqlite3.DatabaseError:
+            raise self._damaged() from None
 
     def add(self, records: Iterable[Record]) -> int:
-        """Commit ``records`` at once; existing (cell, seed) rows are kept. Returns rows added."""
-        rows = [(r.cell, r.seed, json.dumps(r.payload), r.seconds) for r in records]
-        with self._transaction():
+        """Commit ``records`` at once; existing (cell, seed) rows are kept. Returns rows added.
+
+        Raises :class:`DiskFullError` (nothing of ``records`` is stored) on a full disk."""
+        rows = []
+        for r in records:
+            payload = json.dumps(r.payload)
+            rows.append((r.cell, r.seed, payload, r.seconds, row_checksum(r.cell, r.seed, payload)))
+        with disk_full_as_error(f"storing results in {self.path}"), self._transaction():
             before = self._db.total_changes
-            self._db.executemany("INSERT OR IGNORE INTO results VALUES (?,?,?,?)", rows)
+            self._db.executemany(
+                "INSERT OR IGNORE INTO results (cell, seed, payload, seconds, crc) "
+                "VALUES (?,?,?,?,?)",
+                rows,
+            )
             return self._db.total_changes - before
 
     def cells(self) -> list[dict[str, Any]]:
-        cursor = self._db.execute(
-            "SELECT cell, environment, policy, horizon, rounds, grid, n_arms, env_spec, "
-            "policy_spec FROM cells ORDER BY position"
-        )
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor]
+        try:
+            cursor = self._db.execute(
+                "SELECT cell, environment, policy, horizon, rounds, grid, n_arms, env_spec, "
+                "policy_spec FROM cells ORDER BY position"
+            )
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, row, strict=True)) for row in cursor]
+        except sqlite3.DatabaseError:
+            raise self._damaged() from None
 
     def results(self, seeds: int | None = None) -> Iterator[tuple[str, int, dict[str, Any]]]:
-        """Stream ``(cell, seed, payload)`` ordered by cell position and seed."""
+        """Stream ``(cell, seed, payload)`` ordered by cell position and seed (``seeds``: only
+        seeds below it). Every row is verified (checksum, JSON); a damaged one raises
+        :class:`DamagedStoreError`."""
+        crc = "r.crc" if has_checksums(self._db) else "NULL"
         query = (
-            "SELECT r.cell, r.seed, r.payload FROM results r JOIN cells c ON c.cell = r.cell"
+            f"SELECT r.cell, r.seed, r.payload, {crc} FROM results r JOIN cells c "
+            "ON c.cell = r.cell"
             + ("" if seeds is None else " WHERE r.seed < ?")
             + " ORDER BY c.position, r.seed"
         )
         params = () if seeds is None else (seeds,)
-        for cell, seed, payload in self._db.execute(query, params):
-            yield str(cell), int(seed), json.loads(payload)
+        try:
+            for cell, seed, payload, checksum in self._db.execute(query, params):
+                value = verified_payload(cell, seed, payload, checksum)
+                if value is None:
+                    raise self._damaged()
+                yield str(cell), int(seed), value
+        except sqlite3.DatabaseError:
+            raise self._damaged() from None
 
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
@@ -214,3 +350,14 @@ def store_name(run_dir: Path) -> str:
     with closing(sqlite3.connect(run_dir / STORE_FILE)) as db:
         row = db.execute("SELECT value FROM meta WHERE key = 'spec'").fetchone()
     return json.loads(row[0]).get("name", "?") if row else "?"
+
+
+def _is_blank(db_path: Path) -> bool:
+    """Whether ``db_path`` holds no table at all (created, then killed before the schema)."""
+    if db_path.stat().st_size == 0:
+        return True
+    try:
+        with closing(sqlite3.connect(db_path)) as db:
+            return db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
+    except sqlite3.DatabaseError:
+        return False  # not readable as a database: the damage checks report it

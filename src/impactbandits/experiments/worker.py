@@ -15,8 +15,12 @@ import numpy as np
 from impactbandits.core.environment import EnvironmentRandom
 from impactbandits.core.random import POLICY, BatchRNG
 from impactbandits.core.simulate import simulate
+from impactbandits.core.spaces import InvalidAction
+from impactbandits.errors import SpecError
 from impactbandits.experiments.cells import Task
-from impactbandits.registry import build_environment, build_policy, resolve_oracle
+from impactbandits.experiments.spec import ComponentSpec
+from impactbandits.registry import POLICIES, build_environment, build_policy, resolve_oracle
+from impactbandits.usercode import Components, import_paths, reporting
 
 __all__ = ["Record", "run_task"]
 
@@ -32,7 +36,33 @@ class Record:
 
 
 def run_task(task: Task) -> list[Record]:
-    """Simulate one batch of replications and evaluate the cell's oracle."""
+    """Simulate one batch of replications and evaluate the cell's oracle.
+
+    A failure is raised as a picklable one-line error (so it crosses process boundaries with
+    its traceback text): :class:`~impactbandits.usercode.UserCodeError` naming the spec field
+    when code the spec names raised, :class:`~impactbandits.usercode.InternalError` otherwise.
+    """
+    cell = task.cell
+    env_field, policy_field = cell.env_field, cell.policy_field
+    parts: Components = {
+        env_field: (cell.environment.kind, cell.environment.params),
+        policy_field: (cell.policy.kind, cell.policy.params),
+    }
+    if cell.environment.oracle is not None:
+        parts[f"{env_field}.oracle"] = (cell.environment.oracle, None)
+    context = f"in {env_field} ({cell.environment.label}) x {policy_field} ({cell.policy.label})"
+    with reporting(parts, context):
+        return _run_task(task)
+
+
+def built_in(component: ComponentSpec) -> bool:
+    """A registered component that names no user code: its actions are valid by construction
+    (checked in round 1; every round in the contract tests), so the loop skips the per-round
+    check it runs for user code."""
+    return component.kind in POLICIES and not any(import_paths(component.params))
+
+
+def _run_task(task: Task) -> list[Record]:
     start = time.perf_counter()
     cell = task.cell
     env_random = EnvironmentRandom(cell.seed, cell.env_key, task.replications)
@@ -40,7 +70,28 @@ def run_task(task: Task) -> list[Record]:
     policy = build_policy(cell.policy.kind, cell.policy.params)
     policy_rng = BatchRNG.from_key(cell.seed, (cell.policy_key, POLICY), task.replications)
     times = np.asarray(cell.checkpoints, dtype=np.int64)
-    trajectory = simulate(env, policy, cell.rounds, cell.horizon, times, env_random, policy_rng)
+    try:
+        trajectory = simulate(
+            env,
+            policy,
+            cell.rounds,
+            cell.horizon,
+            times,
+            env_random,
+            policy_rng,
+            check_actions=not built_in(cell.policy),
+        )
+    except InvalidAction as exc:
+        reps = task.replications
+        where = (
+            f"replication {reps[exc.row]}"
+            if exc.row is not None
+            else f"replications {reps[0]}..{reps[-1]}"
+        )
+        raise SpecError(
+            f"{cell.policy_field}.kind",
+            f"{cell.policy.kind} returned an invalid action in {where}, {exc.message}",
+        ) from None
 
     optimum = None
     if cell.environment.oracle is not None:

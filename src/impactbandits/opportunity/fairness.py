@@ -19,7 +19,6 @@ C = Π [lower_i, upper_i]:
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -202,11 +201,13 @@ def make_fairness(kind: str, n_arms: int, softmax_c: float = 1.0) -> FairnessFun
     if kind == "softmax":
         return SoftmaxFairness(c=softmax_c)
     if ":" in kind:
-        module, _, name = kind.partition(":")
-        try:
-            target = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):
-            raise SpecError("fairness", f"cannot import {kind!r}") from None
+        from impactbandits.registry import load_path
+
+        target = load_path(kind, "fairness")
+        if not callable(target) or isinstance(target, type):
+            raise SpecError(
+                "fairness", f"{kind!r} is not a function or a FairnessFunction instance"
+            )
         return target if isinstance(target, FairnessFunction) else CallableFairness(target)
     allowed = ", ".join(FAIRNESS_KINDS)
     raise SpecError(

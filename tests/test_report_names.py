@@ -1,0 +1,89 @@
+"""Figure file names: unique and stable per label, so no figure silently replaces another."""
+
+from __future__ import annotations
+
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import pytest
+
+from impactbandits import ExperimentSpec, run_experiment
+from impactbandits.experiments.filenames import figure_stem, figure_stems
+from impactbandits.experiments.report import write_report
+from impactbandits.experiments.rested_figures import render_rested
+
+
+def _spec(labels: list[str]) -> ExperimentSpec:
+    return ExperimentSpec.create(
+        name="names",
+        environments=[
+            {"kind": "bernoulli", "label": label, "means": [0.3 + 0.1 * i, 0.7]}
+            for i, label in enumerate(labels)
+        ],
+        policies=[{"kind": "ucb1"}],
+        horizons=[20, 50],
+        seeds=2,
+        checkpoints=4,
+    )
+
+
+def test_labels_differing_in_punctuation_get_two_figures(tmp_path):
+    # before: both labels became figures/a-b.png; the report showed one figure twice
+    run_experiment(_spec(["a b", "a-b"]), tmp_path, backend="serial")
+    text = write_report(tmp_path).read_text(encoding="utf-8")
+    sources = re.findall(r"<img src='([^']+)'>", text)
+    assert len(sources) == 2 and len(set(sources)) == 2, sources
+    for source in sources:
+        assert (tmp_path / source).is_file()
+    assert "figures/a-b.png" in sources  # an already file-safe label keeps its plain name
+    assert "<h2>a b</h2>" in text and "<h2>a-b</h2>" in text
+
+
+def test_figure_stem_is_stable_plain_when_safe_and_unique():
+    assert figure_stem("easy") == "easy"
+    assert figure_stem("random-10") == "random-10"
+    assert figure_stem("inc_1") == "inc_1"
+    assert figure_stem("a b") == "a-b.c8687a08aa"  # the same name in every run
+    labels = [
+        "a b",
+        "a-b",
+        "a_b",
+        "A-B",
+        "a--b",
+        "a/b",
+        "a.b",
+        "a b ",
+        "σ",
+        "Σ",
+        "",
+        " ",
+        "con",
+        "x" * 65,
+        "x" * 64,
+        "instance 3, σ = 0.05",
+        "instance 3, σ = 0.1",
+    ]
+    stems = figure_stems(labels)
+    assert len({s.casefold() for s in stems.values()}) == len(labels)  # case-insensitive too
+    for stem in stems.values():
+        assert stem and "/" not in stem and " " not in stem and len(stem) <= 64
+
+
+def test_figure_stems_refuse_a_collision(monkeypatch):
+    import impactbandits.experiments.filenames as filenames
+
+    monkeypatch.setattr(filenames, "figure_stem", lambda label: "same")
+    with pytest.raises(ValueError, match="share the file"):
+        filenames.figure_stems(["a", "b"])
+
+
+def test_rested_renderer_names_are_unique_and_apart_from_the_report(tmp_path):
+    run_experiment(_spec(["a b", "a-b", "a_b"]), tmp_path, backend="serial")
+    paths = render_rested(tmp_path, pulls_panel=False)
+    assert len(set(paths)) == 3 and all(p.is_file() for p in paths)
+    assert all(p.parent == tmp_path / "figures" / "paper" for p in paths)
+    report = write_report(tmp_path, extra_figures=paths)
+    sources = re.findall(r"<img src='([^']+)'>", report.read_text(encoding="utf-8"))
+    assert len(set(sources)) == 6

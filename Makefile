@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 DEMO_OUT ?= runs/demo
 
-.PHONY: demo test bench lint format clean
+.PHONY: demo test bench figures lint format clean
 
 $(VENV)/.installed-base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ test: $(VENV)/.installed-dev
 ## bench: throughput and memory benchmarks (SMPyBandits reference in its own venv)
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run.py
+
+## figures: every registered figure at full paper scale, one after another; prints wall/CPU
+## seconds and peak memory per figure and the totals (runs kept in runs/full; hours)
+figures: $(VENV)/.installed-dev
+	$(PY) benchmarks/fidelity/time_figures.py --out runs/full
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check src tests benchmarks

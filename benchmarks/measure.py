@@ -1,4 +1,5 @@
-"""Run a command; print its wall time and the peak RSS of its whole process tree.
+"""Run a command; print its wall time, and the CPU seconds and peak RSS of its whole process
+tree (psutil, sampled every 0.5 s; CPU of a process that lives less than that may be missed).
 
 .venv/bin/python benchmarks/measure.py -- .venv/bin/impactbandits reproduce lindner-fig1
 """
@@ -24,7 +25,8 @@ def main() -> None:
         code = proc.wait()
     seconds = time.perf_counter() - start
     print(
-        f"wall {seconds:.1f} s, peak RSS of the process tree {rss.peak_total:.0f} MB "
+        f"wall {seconds:.1f} s, CPU {rss.cpu_seconds:.1f} s (process tree), "
+        f"peak RSS of the process tree {rss.peak_total:.0f} MB "
         f"(main process {rss.peak_self:.0f} MB), exit {code}"
     )
     sys.exit(code)

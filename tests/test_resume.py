@@ -34,12 +34,20 @@ kind = "ucb1"
 """
 
 
+def _default_sigint() -> None:
+    # A test runner started in the background by a non-interactive shell inherits SIGINT
+    # ignored, and a Python child that starts with SIGINT ignored never raises
+    # KeyboardInterrupt: give the CLI the default disposition, as a terminal would.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _cli(*args, **kwargs):
     return subprocess.Popen(
         [sys.executable, "-m", "impactbandits", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_default_sigint,
         **kwargs,
     )
 

@@ -67,6 +67,15 @@ class Environment(ABC):
     """Likewise for ``realised_regret`` instead of the realised reward (e.g. ``"utility"``)."""
 
     @property
+    def deterministic(self) -> bool:
+        """Whether rewards are a function of the actions alone: no random instance, no noise
+        (e.g. a rested bandit with ``noise = "none"``). Every replication is then the same
+        problem and, with a :attr:`~impactbandits.core.policy.Policy.deterministic` policy,
+        the same run: the runner computes one replication and records it for every seed. An
+        instance-level property (it usually depends on parameters); default ``False``."""
+        return False
+
+    @property
     @abstractmethod
     def action_space(self) -> ActionSpace:
         """The actions a policy may take."""
@@ -104,6 +113,8 @@ class SimpleEnvironment(ABC):
     :class:`BatchedSimpleEnvironment`. ``reset`` receives this replication's own generator."""
 
     default_oracle: ClassVar[str | None] = None
+    deterministic: bool = False
+    """No randomness in rewards given the actions (see :attr:`Environment.deterministic`)."""
 
     @property
     @abstractmethod
@@ -131,6 +142,10 @@ class BatchedSimpleEnvironment(Environment):
     @property
     def action_space(self) -> ActionSpace:
         return self.prototype.action_space
+
+    @property
+    def deterministic(self) -> bool:
+        return bool(self.prototype.deterministic)
 
     def reset(self, random: EnvironmentRandom) -> None:
         self._copies = [copy.deepcopy(self.prototype) for _ in range(random.size)]

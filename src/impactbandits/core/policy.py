@@ -46,6 +46,17 @@ class Policy(ABC):
         """Whether the policy must know the horizon (then it is run once per horizon)."""
         return False
 
+    @property
+    def deterministic(self) -> bool:
+        """Whether the policy draws no random numbers at all (nothing from its ``rng``, no
+        randomised tie-breaking): its actions are then a function of the feedback alone. On a
+        :attr:`~impactbandits.core.environment.Environment.deterministic` environment every
+        replication of such a policy is the same run, so the runner computes one and records
+        it for every seed. Default ``False``; declare ``True`` (a class attribute, or a
+        property when it depends on parameters, e.g. a black-box policy) only when it holds.
+        A subclass inherits its parent's declaration: reset it if the subclass draws."""
+        return False
+
     @abstractmethod
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
         """Start ``rng.size`` fresh replications on ``space``."""
@@ -76,6 +87,8 @@ class SimplePolicy(ABC):
     action_kinds: ClassVar[tuple[str, ...]] = ("discrete",)
     phases: ClassVar[tuple[str, ...]] = ()
     requires_horizon: bool = False
+    deterministic: bool = False
+    """Draws nothing from ``rng`` (see :attr:`Policy.deterministic`)."""
 
     @abstractmethod
     def reset(self, space: ActionSpace, horizon: int | None, rng: np.random.Generator) -> None: ...
@@ -107,6 +120,10 @@ class BatchedSimplePolicy(Policy):
     @property
     def requires_horizon(self) -> bool:
         return bool(self.prototype.requires_horizon)
+
+    @property
+    def deterministic(self) -> bool:
+        return bool(self.prototype.deterministic)
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
         self._kind = space.kind

@@ -98,6 +98,8 @@ class RestedBandit(Environment):
     """
 
     default_oracle = "optimal_allocation"
+    #: Curves computed by code named in the spec (an import path): not assumed deterministic.
+    _curves_from_code = False
 
     def __init__(
         self,
@@ -108,6 +110,7 @@ class RestedBandit(Environment):
         length: PositiveInt | None = None,
     ) -> None:
         if any(isinstance(c, str) or callable(c) for c in curves):
+            self._curves_from_code = True
             length = length or DEFAULT_LENGTH
             rows = [_evaluate(c, i, length) for i, c in enumerate(curves)]
         else:
@@ -137,6 +140,11 @@ class RestedBandit(Environment):
     @property
     def action_space(self) -> Discrete:
         return self._space
+
+    @property
+    def deterministic(self) -> bool:
+        """Noise-free (``noise = "none"``): the m-th pull of arm i always yields f_i(m)."""
+        return self.noise == "none" and not self._curves_from_code
 
     def check_horizon(self, rounds: int) -> None:
         if self.length < rounds:

@@ -99,6 +99,11 @@ class GaussianBandit(_StationaryArms):
         self.means = None if means is None else np.asarray(means, dtype=float)
         self.sigma = float(sigma)
 
+    @property
+    def deterministic(self) -> bool:
+        """Fixed means and no noise (σ = 0): every reward is the arm's mean."""
+        return self.means is not None and self.sigma == 0
+
     def _instance_means(self, random: EnvironmentRandom) -> np.ndarray:
         if self.means is not None:
             return np.tile(self.means, (random.size, 1))

@@ -9,6 +9,10 @@ Random streams are keyed so that common random numbers hold (ARCHITECTURE princi
 environment's streams depend only on (root seed, environment content, replication), the
 policy's on (root seed, environment, policy, replication) — never on the horizon, the batch, the
 backend or the worker count.
+
+A cell whose environment and policy both declare themselves deterministic
+(:attr:`Cell.deterministic`) gives the same result for every seed: the runner simulates one
+replication and records it for the others (:attr:`Task.copies`).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from impactbandits.core.policy import Policy
+from impactbandits.core.policy import BatchedSimplePolicy, Policy
 from impactbandits.core.random import POLICY, BatchRNG, stable_key
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
@@ -50,14 +54,31 @@ class Cell:
     env_field: str = "environments[0]"
     """Where the environment is in the spec (``environments[i]``), for error messages."""
     policy_field: str = "policies[0]"
+    deterministic: bool = False
+    """Both the environment and the policy declare themselves deterministic
+    (:attr:`~impactbandits.core.environment.Environment.deterministic`,
+    :attr:`~impactbandits.core.policy.Policy.deterministic`): every replication is the same
+    run. Not part of :attr:`key` (it changes how results are computed, not what they are)."""
+    vectorised: bool = True
+    """The policy is written over the batch (not a wrapped single-replication policy): its
+    per-round cost hardly grows with the batch (for the scheduler's cost estimates)."""
 
 
 @dataclass(frozen=True)
 class Task:
-    """A batch of replications of one cell: the unit of work sent to a backend."""
+    """A batch of replications of one cell: the unit of work sent to a backend.
+
+    ``copies``: further seeds of a :attr:`Cell.deterministic` cell that get the result of
+    ``replications[0]`` as their own (identical to what simulating them would give)."""
 
     cell: Cell
     replications: tuple[int, ...]
+    copies: tuple[int, ...] = ()
+
+    @property
+    def seeds(self) -> int:
+        """Results this task produces (simulated replications and copies)."""
+        return len(self.replications) + len(self.copies)
 
 
 def trajectory_points(rounds: int, count: int) -> np.ndarray:
@@ -79,6 +100,7 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
             env.check_horizon(max(spec.horizons))
         space = env.action_space
         env_key = env_spec.content_key()
+        env_deterministic = bool(env.deterministic)
         for p, pol_spec in enumerate(spec.policies):
             if not pol_spec.runs_on(env_spec.label):
                 continue
@@ -122,6 +144,8 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
                         policy_key,
                         f"environments[{e}]",
                         f"policies[{p}]",
+                        env_deterministic and bool(policy.deterministic),
+                        not isinstance(policy, BatchedSimplePolicy),
                     )
                 )
     return cells

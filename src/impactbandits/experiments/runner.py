@@ -16,11 +16,24 @@ Processes (:mod:`~impactbandits.experiments.processes`): on a stop or an error t
 workers are terminated rather than awaited, and workers exit by themselves when the runner dies
 (even by SIGKILL). One run at a time writes a run directory
 (:mod:`~impactbandits.experiments.lock`).
+
+No replayed work: a :attr:`~impactbandits.experiments.cells.Cell.deterministic` cell (a
+deterministic policy on a deterministic environment) gives the same result for every seed, so
+one replication is simulated and its result recorded for every missing seed (the records are
+identical to what simulating each seed gives). ``run_experiment(dedup=False)``, or the
+environment variable ``IMPACTBANDITS_DEDUP=0`` (:data:`DEDUP_ENV`), simulates every seed
+instead: tests and benchmarks use it to check and measure what this saves.
+
+Scheduling (:func:`plan`): each task's cost is estimated as rounds × (replications +
+:data:`TASK_OVERHEAD`); cells are split by seed ranges only where that shortens the estimated
+finishing time of the whole sweep on the workers (splitting costs the per-round overhead once
+more), and tasks are submitted longest first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import heapq
 import math
 import multiprocessing
 import os
@@ -32,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from impactbandits.errors import ImpactBanditsError, SpecError
-from impactbandits.experiments.cells import Task, batches, expand
+from impactbandits.experiments.cells import Cell, Task, batches, expand
 from impactbandits.experiments.lock import LOCK_FILE, run_dir_lock
 from impactbandits.experiments.processes import (
     Lifeline,
@@ -47,10 +60,12 @@ from impactbandits.experiments.worker import Record, run_task
 
 __all__ = [
     "BACKENDS",
+    "DEDUP_ENV",
     "Interrupted",
     "RunSummary",
     "Terminated",
     "default_run_dir",
+    "plan",
     "run_experiment",
 ]
 
@@ -59,6 +74,16 @@ BACKENDS = ("serial", "process", "dask")
 MAX_BATCH = 256
 #: Tasks in flight per worker (keeps workers busy while bounding memory).
 IN_FLIGHT_PER_WORKER = 4
+#: Fixed cost of a task per round, in replications: the per-round overhead a batch shares.
+#: Measured on full-scale Lindner cells (benchmarks/dedup.py --estimate): a batch of 30 costs
+#: about as much as one replication for policies written over the batch, ~8x one for wrapped
+#: single-replication policies (HKR).
+TASK_OVERHEAD = 256
+LOOP_TASK_OVERHEAD = 2
+#: At most this many extra splits are tried when planning (bounds the planning time).
+MAX_SPLITS = 512
+#: Set to ``0`` to simulate every seed of deterministic cells (see the module docstring).
+DEDUP_ENV = "IMPACTBANDITS_DEDUP"
 
 
 class Interrupted(ImpactBanditsError):
@@ -81,6 +106,9 @@ class RunSummary:
     seeds: int
     computed: int
     reused: int
+    simulated: int = 0
+    """Replications actually simulated (``computed`` minus the results of deterministic
+    cells recorded from one simulated replication)."""
 
 
 def default_run_dir(spec: ExperimentSpec) -> Path:
@@ -96,11 +124,87 @@ def _default_workers() -> int:
     )
 
 
-def _batch_size(n_cells: int, seeds: int, workers: int) -> int:
-    """Large batches are fastest (per-round NumPy overhead is shared by the batch); split a
-    cell only as much as needed to give every worker something to do."""
-    tasks_per_cell = max(1, math.ceil(workers / max(n_cells, 1)))
-    return max(1, min(MAX_BATCH, math.ceil(seeds / tasks_per_cell)))
+def _cost(task: Task) -> float:
+    """Estimated cost of a task: rounds × (simulated replications + :data:`TASK_OVERHEAD`, or
+    :data:`LOOP_TASK_OVERHEAD` for a policy that loops over the replications)."""
+    overhead = TASK_OVERHEAD if task.cell.vectorised else LOOP_TASK_OVERHEAD
+    return float(task.cell.rounds * (len(task.replications) + overhead))
+
+
+def _pieces(cell: Cell, missing: list[int], count: int) -> list[Task]:
+    """``missing`` in about ``count`` equal seed ranges (each at most :data:`MAX_BATCH`)."""
+    size = max(1, min(MAX_BATCH, math.ceil(len(missing) / count)))
+    return list(batches(cell, missing, size))
+
+
+def _makespan(costs: list[float], workers: int) -> float:
+    """When the last of ``workers`` finishes, tasks taken longest first by the first free."""
+    loads = [0.0] * workers
+    for cost in sorted(costs, reverse=True):
+        heapq.heapreplace(loads, loads[0] + cost)
+    return max(loads)
+
+
+def plan(
+    cells: list[Cell],
+    missing: list[list[int]],
+    workers: int,
+    batch_size: int | None = None,
+    dedup: bool = True,
+) -> list[Task]:
+    """The tasks that compute the ``missing[i]`` seeds of ``cells[i]``, longest first.
+
+    A deterministic cell (with ``dedup``) is one task: one simulated replication, copied to
+    the other seeds. With ``batch_size``, other cells are cut into batches of that size.
+    Otherwise large batches are fastest (the per-round overhead is shared by the batch), so a
+    cell is split by seed ranges only while splitting the largest task shortens the estimated
+    makespan on ``workers`` workers (e.g. one cell on two workers: two halves; many similar
+    cells: none). Which seeds go together never changes a result."""
+    fixed: list[Task] = []
+    work: list[tuple[Cell, list[int]]] = []
+    for cell, seeds in zip(cells, missing, strict=True):
+        if not seeds:
+            continue
+        if dedup and cell.deterministic:
+            fixed.append(Task(cell, (seeds[0],), tuple(seeds[1:])))
+        elif batch_size is not None:
+            fixed.extend(batches(cell, seeds, batch_size))
+        else:
+            work.append((cell, seeds))
+    counts = [math.ceil(len(seeds) / MAX_BATCH) for _, seeds in work]
+    split = [_pieces(cell, seeds, n) for (cell, seeds), n in zip(work, counts, strict=True)]
+    if workers > 1 and work:
+        fixed_costs = [_cost(t) for t in fixed]
+
+        def makespan(parts: list[list[Task]]) -> float:
+            return _makespan(fixed_costs + [_cost(t) for tasks in parts for t in tasks], workers)
+
+        best = makespan(split)
+        for _ in range(MAX_SPLITS):
+            # the cell whose largest piece is the largest task that can still be split
+            candidates = [
+                (max(_cost(t) for t in tasks), -i)
+                for i, tasks in enumerate(split)
+                if max(len(t.replications) for t in tasks) > 1
+            ]
+            if not candidates:
+                break
+            i = -max(candidates)[1]
+            cell, seeds = work[i]
+            trial = _pieces(cell, seeds, len(split[i]) + 1)
+            while len(trial) == len(split[i]):  # e.g. 30 seeds: 5 pieces of 6 = 6 pieces of 5
+                trial = _pieces(cell, seeds, len(trial) + 1)
+            candidate = [*split[:i], trial, *split[i + 1 :]]
+            span = makespan(candidate)
+            if span >= best * (1 - 1e-9):
+                break
+            split, best = candidate, span
+    tasks = fixed + [t for tasks in split for t in tasks]
+    return sorted(tasks, key=_cost, reverse=True)  # stable: ties keep the cells' order
+
+
+def _dedup_default() -> bool:
+    return os.environ.get(DEDUP_ENV, "1").strip() != "0"
 
 
 @contextlib.contextmanager
@@ -192,8 +296,13 @@ def run_experiment(
     batch_size: int | None = None,
     progress: bool = False,
     log: Callable[[str], Any] | None = None,
+    dedup: bool | None = None,
 ) -> RunSummary:
     """Run every missing (cell, seed) of ``spec`` into the store in ``run_dir``.
+
+    ``dedup``: simulate one replication of a deterministic cell and record it for every seed
+    (default: on, unless the environment variable :data:`DEDUP_ENV` is ``0``); the stored
+    results are the same either way.
 
     Raises :class:`~impactbandits.errors.SpecError` / ``StoreError`` on bad input before
     anything is written (also if another run is writing ``run_dir``), :class:`Interrupted`
@@ -215,8 +324,11 @@ def run_experiment(
     path = Path(run_dir) if run_dir is not None else default_run_dir(spec)
     check_run_dir(path)
     cells = expand(spec)  # validates every component before the store is touched
+    if dedup is None:
+        dedup = _dedup_default()
     computed = 0
     reused = 0
+    simulated = 0
     fresh = not path.exists()
     try:
         # connect to the backend first: an unreachable scheduler leaves no trace on disk
@@ -227,17 +339,19 @@ def run_experiment(
             Store.create(path, spec, cells) as store,
         ):
             finished = store.finished()
-            size = batch_size or _batch_size(len(cells), spec.seeds, n_workers)
-            tasks: list[Task] = []
-            for cell in cells:
-                missing = [s for s in range(spec.seeds) if (cell.key, s) not in finished]
-                tasks.extend(batches(cell, missing, size))
-            total = sum(len(t.replications) for t in tasks)
+            missing = [
+                [s for s in range(spec.seeds) if (cell.key, s) not in finished] for cell in cells
+            ]
+            tasks = plan(cells, missing, n_workers, batch_size, dedup)
+            total = sum(t.seeds for t in tasks)
+            copies = sum(len(t.copies) for t in tasks)
+            simulated = total - copies
             reused = len(cells) * spec.seeds - total
             if log is not None:
                 log(
                     f"{len(cells)} cells x {spec.seeds} seeds: {total} to run, "
                     f"{reused} already stored"
+                    + (f" ({copies} copied from identical deterministic runs)" if copies else "")
                 )
             bar = _progress(progress, total)
 
@@ -269,7 +383,7 @@ def run_experiment(
         if fresh and computed == 0:
             _discard(path)  # e.g. user code that raised in the first task: leave no trace
         raise
-    return RunSummary(path, len(cells), spec.seeds, computed, reused)
+    return RunSummary(path, len(cells), spec.seeds, computed, reused, simulated)
 
 
 def _discard(path: Path) -> None:

@@ -1,13 +1,16 @@
 """What a backend executes: one :class:`~impactbandits.experiments.cells.Task` → result records.
 
-A pure function of its argument (no global state), so the serial, process and Dask backends give
-bit-identical results.
+A pure function of its argument, so the serial, process and Dask backends give bit-identical
+results. The one piece of state is a per-process cache of oracle values (:class:`OracleCache`):
+the oracle of an environment is the same for every cell of it that measures the same
+replications at the same checkpoints, and a cached value is exactly what recomputing it gives.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -19,10 +22,17 @@ from impactbandits.core.spaces import InvalidAction
 from impactbandits.errors import SpecError
 from impactbandits.experiments.cells import Task
 from impactbandits.experiments.spec import ComponentSpec
-from impactbandits.registry import POLICIES, build_environment, build_policy, resolve_oracle
+from impactbandits.registry import (
+    ENVIRONMENTS,
+    ORACLES,
+    POLICIES,
+    build_environment,
+    build_policy,
+    resolve_oracle,
+)
 from impactbandits.usercode import Components, import_paths, reporting
 
-__all__ = ["Record", "run_task"]
+__all__ = ["ORACLE_CACHE", "OracleCache", "Record", "run_task"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +62,16 @@ def run_task(task: Task) -> list[Record]:
         parts[f"{env_field}.oracle"] = (cell.environment.oracle, None)
     context = f"in {env_field} ({cell.environment.label}) x {policy_field} ({cell.policy.label})"
     with reporting(parts, context):
-        return _run_task(task)
+        records = _run_task(task)
+    if not task.copies:
+        return records
+    # a deterministic cell: every seed's run is the one just simulated; the time it took is
+    # shared by all the records it stands for
+    seconds = records[0].seconds * len(records) / task.seeds
+    first = records[0]
+    return [replace(r, seconds=seconds) for r in records] + [
+        Record(first.cell, int(seed), first.payload, seconds) for seed in task.copies
+    ]
 
 
 def built_in(component: ComponentSpec) -> bool:
@@ -93,12 +112,7 @@ def _run_task(task: Task) -> list[Record]:
             f"{cell.policy.kind} returned an invalid action in {where}, {exc.message}",
         ) from None
 
-    optimum = None
-    if cell.environment.oracle is not None:
-        oracle = resolve_oracle(cell.environment.oracle, "oracle")
-        fresh = build_environment(cell.environment.kind, cell.environment.params)
-        fresh.reset(EnvironmentRandom(cell.seed, cell.env_key, task.replications))
-        optimum = np.asarray(oracle(fresh, times), dtype=float)
+    optimum = _optimum(task, times)
 
     extras = {
         name: np.asarray(values, dtype=float)
@@ -125,3 +139,73 @@ def _run_task(task: Task) -> list[Record]:
         }
         records.append(Record(cell.key, int(rep), payload, seconds))
     return records
+
+
+def _built_in_environment(component: ComponentSpec) -> bool:
+    return component.kind in ENVIRONMENTS and not any(import_paths(component.params))
+
+
+def _optimum(task: Task, times: np.ndarray) -> np.ndarray | None:
+    """``(R, C)`` oracle values of the task's replications (``None``: no oracle), through the
+    per-process :data:`ORACLE_CACHE` when the oracle and the environment are built-in."""
+    cell = task.cell
+    name = cell.environment.oracle
+    if name is None:
+        return None
+    key = None
+    if name in ORACLES and _built_in_environment(cell.environment):
+        key = (cell.seed, cell.env_key, task.replications, times.tobytes())
+        cached = ORACLE_CACHE.get(key)
+        if cached is not None:
+            return cached
+    oracle = resolve_oracle(name, "oracle")
+    fresh = build_environment(cell.environment.kind, cell.environment.params)
+    fresh.reset(EnvironmentRandom(cell.seed, cell.env_key, task.replications))
+    optimum = np.asarray(oracle(fresh, times), dtype=float)
+    if key is not None:
+        ORACLE_CACHE.put(key, optimum)
+    return optimum
+
+
+class OracleCache:
+    """A small LRU of oracle values, keyed by (root seed, environment content key,
+    replications, checkpoint times): everything the value depends on. Values are stored
+    read-only; at most ``max_entries`` of them and ``max_bytes`` in all (a value larger than
+    that is not kept)."""
+
+    def __init__(self, max_entries: int = 64, max_bytes: int = 64 * 2**20) -> None:
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._values: OrderedDict[tuple[Any, ...], np.ndarray] = OrderedDict()
+        self._bytes = 0
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: tuple[Any, ...]) -> np.ndarray | None:
+        value = self._values.get(key)
+        if value is None:
+            self.misses += 1
+            return None
+        self._values.move_to_end(key)
+        self.hits += 1
+        return value
+
+    def put(self, key: tuple[Any, ...], value: np.ndarray) -> None:
+        if value.nbytes > self.max_bytes or key in self._values:
+            return
+        value = value.copy()
+        value.setflags(write=False)
+        self._values[key] = value
+        self._bytes += value.nbytes
+        while len(self._values) > self.max_entries or self._bytes > self.max_bytes:
+            _, dropped = self._values.popitem(last=False)
+            self._bytes -= dropped.nbytes
+
+    def clear(self) -> None:
+        self._values.clear()
+        self._bytes = 0
+        self.hits = self.misses = 0
+
+
+#: The per-process oracle cache (each worker process has its own; a few MB at most).
+ORACLE_CACHE = OracleCache()

@@ -65,6 +65,8 @@ class UCB1(_Counting):
     between capped indices going to the lowest arm index. Arms never pulled still come first.
     """
 
+    deterministic = True
+
     def __init__(
         self, c: PositiveFloat = UCB1_C, variant: Literal["paper", "authors-code"] = "paper"
     ) -> None:
@@ -100,8 +102,9 @@ class UCB1(_Counting):
             index = self._index(t, counts)
         # arms never pulled first, in index order: the initial sweep of rounds 1..K
         actions = np.argmax(np.where(counts > 0, index, np.inf), axis=1)
-        # after this round's pulls, does any replication still have an unpulled arm?
-        self._unpulled = bool(((counts == 0).sum(axis=1) > 1).any())
+        # the guarded path stays on until every arm of every replication has been pulled (a
+        # meta-policy such as SRUM may play another action this round, leaving this one unpulled)
+        self._unpulled = bool((counts == 0).any())
         return actions
 
 
@@ -191,6 +194,8 @@ class EXP3(Policy):
 class Greedy(_Counting):
     """Greedy: pull every arm once, then always the highest empirical mean. Anytime."""
 
+    deterministic = True
+
     def select(self) -> np.ndarray:
         self._next_round()
         return np.argmax(self.stats.means(), axis=1)  # unpulled arms (mean +inf) first
@@ -237,6 +242,8 @@ class ExploreThenCommit(_Counting):
     ``⌊T/K⌋`` (horizon-aware); a fixed ``m`` makes it anytime.
     """
 
+    deterministic = True
+
     def __init__(self, m: PositiveInt | None = None) -> None:
         self.m = m
 
@@ -272,6 +279,8 @@ class ExploreThenCommit(_Counting):
 
 class RoundRobin(Policy):
     """Round robin: arm ``(t − 1) mod K`` in round t. Deterministic and anytime."""
+
+    deterministic = True
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
         self.n = space.n

@@ -130,6 +130,8 @@ class PiLow(SimplePolicy):
     """π_low (Cella & Cesa-Bianchi 2020, Algorithm 1) over the revealed ranking; δ = 0.1
     (§8), ``width_scale`` = 1 (C_s = √(k/(2T_s) ln(2kS/δ))). Horizon-aware."""
 
+    deterministic = True
+
     requires_horizon = True
 
     def __init__(
@@ -159,6 +161,8 @@ class PiUCB(SimplePolicy):
     """π_ucb (Cella & Cesa-Bianchi 2020, §8): UCB1 over the ranking policies with Auer et al.'s
     bonus √(2 ln n / n_m) (times ``width_scale``), each selection rolled out twice, only the
     second roll-out's per-round average used. Anytime."""
+
+    deterministic = True
 
     def __init__(self, width_scale: PositiveFloat = 1.0) -> None:
         self.width_scale = float(width_scale)
@@ -294,6 +298,8 @@ class RankerThenLow(SimplePolicy):
     """The full pipeline of Cella & Cesa-Bianchi (2020, §7): BanditRanker (confidence
     ``ranker_delta``, calibration bound ``d0`` > max_i d_i) learns the order, then π_low runs
     over it for the remaining rounds. Horizon-aware; phases "ranking", "pi_1" … "pi_k"."""
+
+    deterministic = True
 
     requires_horizon = True
 

@@ -53,6 +53,11 @@ class OneHot(Policy):
     def requires_horizon(self) -> bool:
         return self._inner.requires_horizon
 
+    @property
+    def deterministic(self) -> bool:
+        """Deterministic when the base policy it runs is (it draws nothing itself)."""
+        return bool(self._inner.deterministic)
+
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
         self.k = space.n
         self._inner.reset(Discrete(space.n), horizon, rng)
@@ -162,6 +167,8 @@ class ActionDependentUCB(_GridLearner):
     initialisation (each is played once first).
     """
 
+    deterministic = True
+
     def reset(self, space: ActionSpace, horizon: int | None, rng: np.random.Generator) -> None:
         self._setup(space, horizon)
         self.t = 0
@@ -193,6 +200,8 @@ class HistoryDependentUCB(_GridLearner):
     η = 0.5, ε = (ln(ηT)/(ηT))^{1/3}; γ as the environment states it (``known``) unless given.
     For γ = 0, s_a = 0 and L = 1 (Algorithm 1 with every round estimated).
     """
+
+    deterministic = True
 
     def __init__(
         self, resolution: PositiveInt | None = None, eta: float = 0.5, gamma: float | None = None
@@ -239,6 +248,8 @@ class CombinatorialUCB(_GridLearner):
     """CUCB over the discretized arms (Chen et al. 2016), Tang et al.'s combinatorial
     baseline: every discretized arm (k, j) has index r̄ + √(1.5 ln t / n) (+∞ if unplayed) and
     the meta-arm maximising Σ_k p_k·index(k, j_k) is played (exact DP over groups)."""
+
+    deterministic = True
 
     UNPLAYED = 1e6
 

@@ -52,6 +52,8 @@ class HKR(SimplePolicy):
     family.)
     """
 
+    deterministic = True
+
     requires_horizon = True
 
     def __init__(self, variant: Variant = "paper") -> None:
@@ -147,6 +149,8 @@ class PatilAnytime(SimplePolicy):
     summation so that its own rounding does not grow with N_i. Estimates farther apart than
     these bounds (differences above ~10⁻¹³·N*² at most) are compared as in the paper.
     """
+
+    deterministic = True
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: np.random.Generator) -> None:
         self.k = space.n

@@ -66,6 +66,8 @@ class DiscountedUCB(Policy):
     ``variant = "authors-code"``: stale indices and padding ``B √(…)`` (module docstring).
     """
 
+    deterministic = True
+
     def __init__(
         self,
         discount: PositiveFloat | None = None,
@@ -143,6 +145,8 @@ class SlidingWindowUCB(Policy):
     adds the new play and removes the one leaving the window. ``variant = "authors-code"``:
     stale indices (module docstring).
     """
+
+    deterministic = True
 
     def __init__(
         self,

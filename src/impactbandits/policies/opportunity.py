@@ -103,6 +103,8 @@ class FairnessAwareETC(Policy):
     Horizon-aware.
     """
 
+    deterministic = True
+
     def __init__(self, exploration: PositiveInt | None = None) -> None:
         self.exploration = exploration
 
@@ -224,6 +226,11 @@ class SelfRegulatedUtilityMaximization(Policy):
     def requires_horizon(self) -> bool:
         return True
 
+    @property
+    def deterministic(self) -> bool:
+        """Deterministic when the black box it runs is (it draws nothing itself)."""
+        return bool(self._inner.deterministic)
+
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
         T = _horizon(horizon, "srum")
         self.fairness, self.lam = _fairness_policy(space, "srum")
@@ -335,6 +342,11 @@ class ConstantFairnessElimination(Policy):
     @property
     def requires_horizon(self) -> bool:
         return True
+
+    @property
+    def deterministic(self) -> bool:
+        """Deterministic when the black box it runs is (it draws nothing itself)."""
+        return bool(self._inner.deterministic)
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
         T = _horizon(horizon, "const-elimination")

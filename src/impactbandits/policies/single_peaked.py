@@ -91,6 +91,8 @@ class LastRewardGreedy(_LastTwo):
     environment with ``noise_draws = "per-evaluation"`` each arm's last value is re-evaluated
     with fresh noise every round, as their noisy arms do; otherwise identical."""
 
+    deterministic = True
+
     def __init__(self, variant: Variant = "paper") -> None:
         self.variant = variant
 
@@ -115,6 +117,8 @@ class OneStepOptimistic(_LastTwo):
     is refreshed; and on an environment with ``noise_draws = "per-evaluation"`` each of the five
     evaluations of f in that update draws fresh noise, as their noisy arms do.
     """
+
+    deterministic = True
 
     def __init__(self, noise_bound: NonNegativeFloat = 0.0, variant: Variant = "paper") -> None:
         self.noise_bound = float(noise_bound)
@@ -169,6 +173,8 @@ class SPO(_LastTwo):
     Horizon-aware. REPRODUCTION.md defaults: ε̄ = 2σ for Gaussian noise; FICO uses
     max(0.1, 2σ).
     """
+
+    deterministic = True
 
     def __init__(
         self,

@@ -242,7 +242,6 @@ def test_a_boolean_where_a_number_is_expected_is_refused(fields, field):
 
 def test_a_boolean_parameter_is_still_a_boolean():
     from impactbandits.registry import validate_params
-    from impactbandits.testing import check_policy  # noqa: F401 - module imports cleanly
 
     class Flagged:
         def __init__(self, flag: bool = False, weights: list[float] | None = None) -> None:

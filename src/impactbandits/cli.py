@@ -63,18 +63,15 @@ def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
             _fail(str(exc), exc.exit_status)  # 130 for Ctrl-C, 143 for SIGTERM
         except KeyboardInterrupt:
             _fail("interrupted", 130)
-        except InternalError as exc:
+        except Exception as exc:
             if traceback:
                 click.echo(_details(exc), err=True)
-            _fail(str(exc), 1)
-        except ImpactBanditsError as exc:
-            if traceback:
-                click.echo(_details(exc), err=True)
-            _fail(str(exc))
-        except Exception as exc:  # a bug: still one line, the trace on request
-            if traceback:
-                click.echo(_details(exc), err=True)
-            _fail(str(internal(exc, f"in {function.__name__}")), 1)
+            if isinstance(exc, InternalError):
+                _fail(str(exc), 1)
+            elif isinstance(exc, ImpactBanditsError):
+                _fail(str(exc))
+            else:  # a bug outside any guarded block: still one line, the trace on request
+                _fail(str(internal(exc, f"in {function.__name__}")), 1)
 
     return click.option(
         "--traceback",

@@ -302,8 +302,6 @@ def validate_params(cls: type, params: Mapping[str, Any], field: str) -> dict[st
     try:  # constructors may check combinations of parameters
         cls(**values)
     except SpecError as exc:
-        if isinstance(exc, UserCodeError) and exc.field.startswith(field):
-            raise
         sub = f"{field}.{exc.field}" if exc.field else field
         if isinstance(exc, UserCodeError):
             raise UserCodeError(sub, exc.message, exc.details) from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -74,11 +75,12 @@ def run_task(task: Task) -> list[Record]:
     ]
 
 
-def built_in(component: ComponentSpec) -> bool:
-    """A registered component that names no user code: its actions are valid by construction
-    (checked in round 1; every round in the contract tests), so the loop skips the per-round
-    check it runs for user code."""
-    return component.kind in POLICIES and not any(import_paths(component.params))
+def built_in(component: ComponentSpec, table: Mapping[str, str] = POLICIES) -> bool:
+    """A component registered in ``table`` that names no user code. Built-in policies' actions
+    are valid by construction (checked in round 1; every round in the contract tests), so the
+    loop skips the per-round check it runs for user code; built-in environments' oracle values
+    may be cached."""
+    return component.kind in table and not any(import_paths(component.params))
 
 
 def _run_task(task: Task) -> list[Record]:
@@ -141,10 +143,6 @@ def _run_task(task: Task) -> list[Record]:
     return records
 
 
-def _built_in_environment(component: ComponentSpec) -> bool:
-    return component.kind in ENVIRONMENTS and not any(import_paths(component.params))
-
-
 def _optimum(task: Task, times: np.ndarray) -> np.ndarray | None:
     """``(R, C)`` oracle values of the task's replications (``None``: no oracle), through the
     per-process :data:`ORACLE_CACHE` when the oracle and the environment are built-in."""
@@ -153,7 +151,7 @@ def _optimum(task: Task, times: np.ndarray) -> np.ndarray | None:
     if name is None:
         return None
     key = None
-    if name in ORACLES and _built_in_environment(cell.environment):
+    if name in ORACLES and built_in(cell.environment, ENVIRONMENTS):
         key = (cell.seed, cell.env_key, task.replications, times.tobytes())
         cached = ORACLE_CACHE.get(key)
         if cached is not None:

@@ -26,7 +26,7 @@ def test_vector_actions_through_runner(tmp_path):
         environments=[ENV],
         policies=[{"kind": "tests.toy_components:GreedyVector"}],
         horizons=[50, 200],
-        seeds=4,
+        seeds=20,
     )
     run_experiment(spec, tmp_path, backend="serial")
     table = tidy_table(tmp_path)
@@ -34,7 +34,11 @@ def test_vector_actions_through_runner(tmp_path):
     np.testing.assert_allclose(pulls, table["horizon"])  # probability mass adds up to T
     assert table["regret"].isna().all()  # no oracle declared
     late = table[table.horizon == 200]
-    assert (late["pulls_1"] > 100).all()  # converges to the best group
+    # greedy converges to the best group unless that group's first observation is a 0 while
+    # another's is a 1 (probability <= 0.1 per seed): at most 6 of 20 seeds fail with
+    # probability > 0.99 (binomial, p = 0.1), and a policy that ignored the feedback would put
+    # about 67 of 200 on group 1 in every seed
+    assert (late["pulls_1"] > 100).sum() >= 14
 
 
 def test_discrete_policy_on_vector_environment_is_refused():

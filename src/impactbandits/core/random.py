@@ -12,8 +12,9 @@ count, because:
   alone or in a batch of 1000.
 * :class:`CommonNoise` (environments) is *indexed*, not sequential: the value for
   ``(replication, channel, index)`` — for example (seed, arm, pull number) — is a pure function of
-  those three numbers. This gives common random numbers across policies: two policies that pull
-  arm 3 for the 17th time see the same noise.
+  those three numbers (a counter-based generator, Philox4x32-10, evaluated at that counter).
+  This gives common random numbers across policies: two policies that pull arm 3 for the 17th
+  time see the same noise, whatever the number of arms, the batch or the backend.
 
 Spawn keys are built with :func:`stable_key`, a 64-bit hash of a canonical text, so that names,
 not positions in a list, decide the streams.
@@ -25,6 +26,8 @@ import hashlib
 from collections.abc import Sequence
 
 import numpy as np
+
+from impactbandits.core.philox import normals, pairs, stream_key, uniforms
 
 __all__ = [
     "ENV_INSTANCE",
@@ -43,11 +46,6 @@ ENV_NOISE = 1
 POLICY = 2
 
 _DEFAULT_BLOCK = 1024
-#: Values per generated block of :class:`CommonNoise`. Part of the definition of the noise
-#: (the value at index ``i`` comes from block ``i // NOISE_BLOCK``): never change it.
-NOISE_BLOCK = 1024
-_BLOCK_BITS = 10
-assert 1 << _BLOCK_BITS == NOISE_BLOCK
 
 
 def stable_key(text: str) -> int:
@@ -121,10 +119,18 @@ class BatchRNG:
 class CommonNoise:
     """Indexed noise: the value at (replication, channel, index) is fixed by those numbers alone.
 
-    ``distribution`` is ``"uniform"`` (values in [0, 1)) or ``"normal"`` (standard normal).
-    Block ``b`` of channel ``c`` of replication ``r`` is generated from the stream
-    ``key + (r, c, b)``; each block holds :data:`NOISE_BLOCK` values.
+    ``distribution`` is ``"uniform"`` (values in [0, 1)) or ``"normal"`` (standard normal). The
+    value is Philox4x32-10 (:mod:`~impactbandits.core.philox`) at counter
+    ``(index div 2, channel, replication)`` under the 64-bit key of the stream ``key`` (see
+    :func:`~impactbandits.core.philox.stream_key`): a counter-based function, so set-up and
+    memory are O(R·channels) whatever the index. Values are computed in vectorised calls and
+    kept in a small look-ahead window per (replication, channel) (:attr:`window` values, at
+    most about 8 MB in all); the window only decides *when* values are computed, never what
+    they are.
     """
+
+    _NEVER = -(1 << 62)
+    _BUDGET = 1 << 20  # look-ahead values per table (8 MB of float64)
 
     def __init__(
         self,
@@ -136,37 +142,93 @@ class CommonNoise:
     ) -> None:
         if distribution not in ("uniform", "normal"):
             raise ValueError(f"distribution must be 'uniform' or 'normal', got {distribution!r}")
-        self._entropy = int(entropy)
-        self._key = tuple(int(k) for k in key)
-        self._reps = np.asarray(replications, dtype=np.int64)
-        self.channels = int(channels)
+        self._key = stream_key(int(entropy), tuple(int(k) for k in key))
         self._normal = distribution == "normal"
-        shape = (len(self._reps), self.channels)
-        self._buffer = np.empty((*shape, NOISE_BLOCK))
-        self._loaded = np.full(shape, -1, dtype=np.int64)
-        self._rows = np.arange(len(self._reps))
+        self._reps = np.asarray(replications, dtype=np.uint64)
+        self.channels = int(channels)
+        entries = len(self._reps) * self.channels
+        self.window = int(min(1024, max(16, _even_power(self._BUDGET // max(entries, 1)))))
+        self._offsets = np.arange(len(self._reps), dtype=np.int64) * self.channels
+        self._values: np.ndarray | None = None
+        self._base = np.full(entries, self._NEVER, dtype=np.int64)
+        self._last = np.full(entries, self._NEVER, dtype=np.int64)
+        self._row_values: np.ndarray | None = None
+        self._row_base = self._NEVER
 
-    def _load(self, r: int, c: int, block: int) -> None:
-        g = generator_for(self._entropy, (*self._key, int(self._reps[r]), c, block))
-        self._buffer[r, c] = (
-            g.standard_normal(NOISE_BLOCK) if self._normal else g.random(NOISE_BLOCK)
+    @property
+    def key(self) -> tuple[int, int]:
+        """The 64-bit Philox key of this table's stream, as two 32-bit words."""
+        return self._key
+
+    @property
+    def replications(self) -> np.ndarray:
+        """The replication numbers (seeds) of the batch, ``uint64``: the counter's last word."""
+        return self._reps
+
+    def values(self, replication: np.ndarray, channel: np.ndarray, index: np.ndarray) -> np.ndarray:
+        """The values at positions (``replication`` index into this table's replications,
+        ``channel``, ``index``), broadcast together, computed directly (no window)."""
+        reps = self._reps[np.asarray(replication, dtype=np.int64)]
+        draw = normals if self._normal else uniforms
+        return draw(self._key, reps, np.asarray(channel, dtype=np.uint64), index)
+
+    def _span(self, replication: np.ndarray, channel: np.ndarray, start: np.ndarray) -> np.ndarray:
+        """Values at indices ``start .. start + window - 1`` (``start`` even) along a new last
+        axis: one Philox evaluation per pair of values."""
+        half = np.arange(self.window // 2)
+        values = pairs(
+            self._key,
+            self._reps[replication][..., None],
+            np.asarray(channel, dtype=np.uint64)[..., None],
+            (start // 2)[..., None] + half,
+            normal=self._normal,
         )
-        self._loaded[r, c] = block
+        return values.reshape(*values.shape[:-2], self.window)
 
     def at(self, channels: np.ndarray, index: np.ndarray) -> np.ndarray:
         """Values ``(R,)`` at ``channels[r]``, ``index[r]`` (indices ≥ 0) for every replication."""
-        block = index // NOISE_BLOCK
-        stale = self._loaded[self._rows, channels] != block
-        if stale.any():
-            for r in np.flatnonzero(stale):
-                self._load(int(r), int(channels[r]), int(block[r]))
-        return self._buffer[self._rows, channels, index % NOISE_BLOCK]
+        flat = self._offsets + channels
+        pos = index - self._base.take(flat)
+        if (pos.view(np.uint64) >= self.window).any():
+            self._load(flat, index, pos)
+            pos = index - self._base.take(flat)
+        self._last[flat] = index
+        assert self._values is not None
+        return self._values[flat, pos]
+
+    def _load(self, flat: np.ndarray, index: np.ndarray, pos: np.ndarray) -> None:
+        """Fill the windows that miss ``index``, and those more than half consumed (so that
+        refills come in batches, at most once per half window of rounds)."""
+        width = self.window
+        if self._values is None:
+            self._values = np.empty((self._base.size, width))
+        miss = pos.view(np.uint64) >= width
+        need = flat[miss]
+        start = index[miss] & ~1
+        half_used = self._last - self._base >= width // 2
+        half_used[need] = False
+        low = np.flatnonzero(half_used)
+        entries = np.concatenate([need, low])
+        start = np.concatenate([start, (self._last[low] + 1) & ~1])
+        self._values[entries] = self._span(entries // self.channels, entries % self.channels, start)
+        self._base[entries] = start
 
     def row(self, index: int) -> np.ndarray:
         """Values ``(R, channels)`` of every channel at the same ``index`` (e.g. the round)."""
-        block = index >> _BLOCK_BITS
-        if self._loaded[0, 0] != block:
-            for r in range(len(self._reps)):
-                for c in range(self.channels):
-                    self._load(r, c, block)
-        return self._buffer[:, :, index & (NOISE_BLOCK - 1)]
+        pos = index - self._row_base
+        if not 0 <= pos < self.window or self._row_values is None:
+            start = index & ~1
+            shape = (len(self._reps), self.channels)
+            self._row_values = self._span(
+                np.arange(shape[0])[:, None],
+                np.broadcast_to(np.arange(self.channels), shape),
+                np.full(shape, start, dtype=np.int64),
+            )
+            self._row_base = start
+            pos = index - start
+        return self._row_values[:, :, pos]
+
+
+def _even_power(n: int) -> int:
+    """The largest power of two ≤ ``n`` (1 for ``n`` < 2)."""
+    return 1 << max(int(n).bit_length() - 1, 0)

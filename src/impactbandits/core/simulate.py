@@ -55,6 +55,7 @@ def simulate(
     env_random: EnvironmentRandom,
     policy_rng: BatchRNG,
     check_actions: bool = True,
+    compiled: bool = True,
 ) -> Trajectory:
     """Run ``rounds`` rounds; ``horizon`` is what the policy is told (``None`` = anytime).
 
@@ -64,6 +65,10 @@ def simulate(
     round. ``check_actions=False`` validates the first round only: for policies that cannot
     emit an invalid action by construction (the built-ins, whose actions are arg-maxima or
     draws over the arms; the contract tests check every round of each).
+
+    With ``compiled`` (the default), pairs that have a compiled loop
+    (:mod:`impactbandits.kernels`: needs numba) run there, with identical numbers;
+    ``compiled=False`` always runs the readable loop below.
     """
     checkpoints = np.asarray(checkpoints, dtype=np.int64)
     if checkpoints.size == 0 or checkpoints[-1] > rounds or checkpoints[0] < 1:
@@ -72,6 +77,12 @@ def simulate(
     space = env.action_space
     policy.reset(space, horizon, policy_rng)
     replications = env_random.size
+    if compiled and not check_actions:
+        from impactbandits.kernels import simulate_compiled
+
+        done = simulate_compiled(env, policy, rounds, checkpoints, replications, policy_rng)
+        if done is not None:
+            return Trajectory(checkpoints, *done)
     rows = np.arange(replications)
     offsets = rows * space.n
     n_phases = len(policy.phases)

@@ -32,6 +32,7 @@ from pydantic import Field
 
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
+from impactbandits.core.pull_model import PullModel
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs import imab
 from impactbandits.envs.curves import (
@@ -193,6 +194,19 @@ class RestedBandit(Environment):
         if self._redraw is not None:
             feedback = Feedback(feedback.reward, reevaluated=self._reevaluate())
         return Outcome(feedback, value)
+
+    def pull_model(self, pulls: int) -> PullModel | None:
+        """What :meth:`step` computes, as a function of (replication, arm, pull), for the
+        compiled loops (:mod:`impactbandits.kernels`); ``None`` when outcomes are not a
+        function of the pull alone (``noise_draws = "per-evaluation"``) or the curves are
+        shorter than ``pulls``. Call after :meth:`reset`."""
+        if self.noise_draws != "per-pull" or self.length < pulls:
+            return None
+        values = self.curves[None, :, :pulls]
+        if self._noise is None:
+            return PullModel(values, "none")
+        return PullModel(values, "normal" if self.noise == "gaussian" else "beta", self.sigma,
+                         self._noise)  # fmt: skip
 
     def _reevaluate(self) -> np.ndarray:
         """``(R, n, 5)``: every arm's f(n_i) three times and f(n_i − 1) twice, each with noise

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
+from impactbandits.core.pull_model import PullModel
 from impactbandits.core.spaces import Discrete
 from impactbandits.errors import SpecError
 from impactbandits.params import NonNegativeFloat, PositiveInt, Probability
@@ -56,6 +57,11 @@ class _StationaryArms(Environment):
     def expected_rewards(self) -> np.ndarray:
         return self._mu.copy()
 
+    def pull_model(self, pulls: int) -> PullModel | None:
+        """What :meth:`step` computes, as a function of (replication, arm, pull), for the
+        compiled loops (:mod:`impactbandits.kernels`). Call after :meth:`reset`."""
+        raise NotImplementedError
+
 
 class BernoulliBandit(_StationaryArms):
     """Stationary Bernoulli bandit with means ``means`` (each in [0, 1]).
@@ -74,6 +80,9 @@ class BernoulliBandit(_StationaryArms):
     def step(self, actions: np.ndarray) -> Outcome:
         u, mu = self._draw(actions)
         return Outcome(Feedback((u < mu).astype(float)), mu)
+
+    def pull_model(self, pulls: int) -> PullModel | None:
+        return PullModel(self._mu[:, :, None], "bernoulli", 0.0, self._noise)
 
 
 class GaussianBandit(_StationaryArms):
@@ -112,3 +121,6 @@ class GaussianBandit(_StationaryArms):
     def step(self, actions: np.ndarray) -> Outcome:
         z, mu = self._draw(actions)
         return Outcome(Feedback(mu + self.sigma * z), mu)
+
+    def pull_model(self, pulls: int) -> PullModel | None:
+        return PullModel(self._mu[:, :, None], "normal", self.sigma, self._noise)

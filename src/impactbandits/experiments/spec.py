@@ -45,8 +45,10 @@ __all__ = ["ComponentSpec", "ExperimentSpec", "load_spec", "parse_horizons"]
 
 Metric = Literal["reward", "regret", "per_step_regret", "pulls", "switches", "phases"]
 DEFAULT_METRICS: tuple[Metric, ...] = ("reward", "regret", "per_step_regret", "pulls", "switches")
-#: Format version of stored results; part of every key so incompatible stores never mix.
-STORE_FORMAT = 1
+#: Version of the stored numbers; part of every key so incompatible stores never mix.
+#: 1: common noise from per-(replication, arm) blocks of PCG64 values;
+#: 2: counter-based common noise (Philox4x32-10, :mod:`impactbandits.core.philox`).
+STORE_FORMAT = 2
 _RESERVED = {"kind", "label", "params", "oracle", "environments"}
 _MAX_HORIZON = 10**9
 
@@ -261,10 +263,12 @@ class ExperimentSpec(BaseModel):
         data.update({k: v for k, v in changes.items() if v is not None})
         return spec_from_mapping(data)
 
-    def store_key(self) -> str:
-        """Hash of everything that decides the stored rows (not ``seeds``, ``output`` or text)."""
+    def store_key(self, version: int = STORE_FORMAT) -> str:
+        """Hash of everything that decides the stored rows (not ``seeds``, ``output`` or text);
+        ``version``: the key an older version of the stored numbers gave (see
+        :data:`STORE_FORMAT`)."""
         content = {
-            "format": STORE_FORMAT,
+            "format": version,
             "name": self.name,
             "environments": [[c.label, c.content()] for c in self.environments],
             "policies": [[c.label, c.content(), c.environments] for c in self.policies],

@@ -171,7 +171,11 @@ class EXP3(Policy):
 
     def select(self) -> np.ndarray:
         w = np.exp(self.log_w - self.log_w.max(axis=1, keepdims=True))
-        self.p = (1.0 - self._gamma) * w / w.sum(axis=1, keepdims=True) + self._gamma / self.n
+        # the total as a left-to-right sum (cumsum), not NumPy's pairwise sum, whose order
+        # depends on the array's layout: the compiled loop (impactbandits.kernels) adds in the
+        # same order and so gives the same bits
+        total = np.cumsum(w, axis=1)[:, -1:]
+        self.p = (1.0 - self._gamma) * w / total + self._gamma / self.n
         return self.rng.categorical(self.p)
 
     def reset_rows(self, rows: np.ndarray) -> None:

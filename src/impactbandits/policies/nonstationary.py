@@ -103,7 +103,8 @@ class DiscountedUCB(Policy):
         self.t += 1
         if self.t <= self.n:
             return np.full(self.size, self.t - 1, dtype=np.int64)
-        total = self.counts.sum(axis=1, keepdims=True)
+        # a left-to-right sum (cumsum), as the compiled loop adds (impactbandits.kernels)
+        total = np.cumsum(self.counts, axis=1)[:, -1:]
         with np.errstate(divide="ignore", invalid="ignore"):
             bonus = self._padding * np.sqrt(self.xi * np.log(total) / self.counts)
             index = np.where(self.counts > 0, self.sums / self.counts + bonus, np.inf)

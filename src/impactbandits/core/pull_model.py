@@ -1,0 +1,30 @@
+"""An environment's outcomes as a function of (replication, arm, pull): for compiled loops."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from impactbandits.core.random import CommonNoise
+
+__all__ = ["PullModel"]
+
+
+@dataclass(frozen=True)
+class PullModel:
+    """The m-th pull of arm i in replication r has expected reward
+    ``values[r or 0, i, m or 0]`` (shape ``(R or 1, K, M or 1)``) and reward
+
+    * ``"none"``: the expected reward;
+    * ``"normal"``: expected + ``sigma`` · z, z the standard normal of ``noise`` at (r, i, m);
+    * ``"beta"``: expected + ``sigma`` · (2·B⁻¹(u) − 1), B the Beta(2, 2) CDF, u the uniform
+      of ``noise`` at (r, i, m) (bounded noise of the rested bandits);
+    * ``"bernoulli"``: 1 if u < expected else 0.
+    """
+
+    values: np.ndarray
+    noise: Literal["none", "normal", "beta", "bernoulli"]
+    sigma: float = 0.0
+    table: CommonNoise | None = None

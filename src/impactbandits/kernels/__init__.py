@@ -1,0 +1,150 @@
+"""Compiled round loops for the hot policy × environment pairs (optional: ``pip install
+impactbandits[fast]``, which brings numba).
+
+:func:`~impactbandits.core.simulate.simulate` hands a run to :func:`simulate_compiled` when
+
+* numba is installed and ``IMPACTBANDITS_KERNELS`` is not ``0``;
+* the policy is one of the built-ins with a kernel (paper variants, exactly that class, not a
+  subclass): greedy, UCB1, EXP3 (:mod:`~impactbandits.policies.classic`), Rexp3, D-UCB,
+  Lindner et al.'s UCB and SW-UCB (:mod:`~impactbandits.policies.nonstationary`), Lindner et
+  al.'s greedy and one-step-optimistic (:mod:`~impactbandits.policies.single_peaked`);
+* the environment is a built-in whose outcomes depend on (replication, arm, pull number) only —
+  the rested bandits (:class:`~impactbandits.envs.rested.RestedBandit` and its built-in
+  instances, per-pull noise) and the stationary Bernoulli and Gaussian bandits — exactly that
+  class: it gives its ``pull_model`` (:class:`~impactbandits.core.pull_model.PullModel`: the
+  expected reward of the m-th pull of each arm and the noise model), and the loop computes each
+  pull's reward on the spot, storing nothing per arm and pull.
+
+Otherwise the readable NumPy loop runs. Both give identical numbers: every kernel transcribes
+its policy's operations in the same order, and the noise of each pull is computed from the
+same counter with the same functions (``tests/test_kernels.py`` compares them bit for bit).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+__all__ = ["available", "simulate_compiled"]
+
+
+def available() -> bool:
+    """numba is importable and ``IMPACTBANDITS_KERNELS`` is not ``0``."""
+    if os.environ.get("IMPACTBANDITS_KERNELS", "1") == "0":
+        return False
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _policy_kernel(policy: Any) -> tuple[int, np.ndarray] | None:
+    """The kernel number and parameters of ``policy`` (after ``reset``), if it has one."""
+    from impactbandits.kernels import kinds as loops
+    from impactbandits.policies import classic, nonstationary, single_peaked
+
+    kind = type(policy)
+    if getattr(policy, "variant", "paper") != "paper":
+        return None
+    if kind is classic.Greedy:
+        return loops.GREEDY, np.zeros(1)
+    if kind is classic.UCB1:
+        return loops.UCB1, np.array([policy.c])
+    if kind is classic.EXP3:
+        return loops.EXP3, np.array([policy._gamma])
+    if kind is nonstationary.RExp3:
+        return loops.REXP3, np.array([policy._gamma, policy.batch])
+    if kind in (nonstationary.DiscountedUCB, nonstationary.UCB):
+        return loops.DUCB, np.array([policy._padding, policy.xi, policy._gamma])
+    if kind is nonstationary.SlidingWindowUCB:
+        return loops.SWUCB, np.array([policy.b, policy.xi, policy._tau])
+    if kind is single_peaked.LastRewardGreedy:
+        return loops.LAST_GREEDY, np.zeros(1)
+    if kind is single_peaked.OneStepOptimistic:
+        return loops.ONE_STEP, np.array([policy.noise_bound])
+    return None
+
+
+def _pull_indexed(env: Any) -> bool:
+    from impactbandits.envs import rested, stationary
+
+    kinds = {
+        rested.RestedBandit,
+        rested.SinglePeakedBandit,
+        rested.IncreasingBandit,
+        rested.ConstantBandit,
+        rested.DecreasingBandit,
+        rested.FicoBandit,
+        rested.RecommenderBandit,
+        rested.ImprovingBandit,
+        stationary.BernoulliBandit,
+        stationary.GaussianBandit,
+    }
+    return type(env) in kinds
+
+
+def simulate_compiled(
+    env: Any,
+    policy: Any,
+    rounds: int,
+    checkpoints: np.ndarray,
+    replications: int,
+    policy_rng: Any,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The run's ``(reward, expected, pulls, switches)`` checkpoint arrays from the compiled
+    loop, or ``None`` if this pair has no kernel. ``env`` and ``policy`` must have been reset
+    (the policy's random streams untouched)."""
+    if not _pull_indexed(env):
+        return None
+    found = _policy_kernel(policy)
+    if found is None or not available():  # numba is imported only for a pair it can run
+        return None
+    model = env.pull_model(rounds)
+    if model is None:
+        return None
+    from impactbandits.kernels import kinds
+    from impactbandits.kernels.loops import run
+
+    kind, params = found
+    noise = {
+        "none": 0,
+        "normal": kinds.NORMAL,
+        "beta": kinds.BETA,
+        "bernoulli": kinds.BERNOULLI,
+    }[model.noise]
+    if model.table is not None:
+        key = np.asarray(model.table.key, dtype=np.uint64)
+        ids = model.table.replications
+    else:
+        key = np.zeros(2, dtype=np.uint64)
+        ids = np.zeros(replications, dtype=np.uint64)
+    if kind in (kinds.EXP3, kinds.REXP3):  # one uniform per round: what categorical() takes
+        uniforms = np.stack([g.random(rounds) for g in policy_rng.generators])
+    else:
+        uniforms = np.zeros((replications, 1))
+    n_cp = checkpoints.size
+    n = env.action_space.n
+    out_reward = np.empty((replications, n_cp))
+    out_expected = np.empty((replications, n_cp))
+    out_pulls = np.empty((replications, n_cp, n))
+    out_switches = np.empty((replications, n_cp), dtype=np.int64)
+    run(
+        kind,
+        params,
+        np.ascontiguousarray(model.values, dtype=np.float64),
+        noise,
+        float(model.sigma),
+        key,
+        np.ascontiguousarray(ids, dtype=np.uint64),
+        uniforms,
+        rounds,
+        np.ascontiguousarray(checkpoints, dtype=np.int64),
+        out_reward,
+        out_expected,
+        out_pulls,
+        out_switches,
+    )
+    return out_reward, out_expected, out_pulls, out_switches

@@ -1,0 +1,275 @@
+"""The compiled round loops (numba): one replication after another, every round in machine code.
+
+Each function here is a transcription of the readable, batched implementation it names, with
+the same floating-point operations in the same order, so the numbers are identical (tested in
+``tests/test_kernels.py`` against :func:`~impactbandits.core.simulate.simulate` run without
+kernels). Environments enter as a *pull model* (:func:`_outcome`): the expected reward of the
+m-th pull of arm i in replication r (``values[r or 0, i, m or 0]``) and its common noise,
+computed on the spot from the counter (r, i, m) (:mod:`impactbandits.kernels.noise`), so
+nothing is stored per arm and pull.
+
+Imported only when numba is installed (:mod:`impactbandits.kernels`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from impactbandits.kernels.kinds import (
+    BERNOULLI,
+    DUCB,
+    EXP3,
+    GREEDY,
+    LAST_GREEDY,
+    NORMAL,
+    ONE_STEP,
+    REXP3,
+    SWUCB,
+    UCB1,
+)
+from impactbandits.kernels.noise import beta_inverse, normal, uniform53
+
+#: Shape of the symmetric Beta behind bounded noise (:data:`impactbandits.envs.rested.
+#: BETA_NOISE_SHAPE`).
+_BETA_SHAPE = 2.0
+
+
+@njit(cache=True, nogil=True)
+def _outcome(
+    noise: int,
+    sigma: float,
+    key: np.ndarray,
+    replication: np.uint64,
+    arm: int,
+    pull: int,
+    value: float,
+) -> float:
+    """The reward of the pull: the environment's ``step`` for one (r, i, m). ``noise``: 0 none
+    (``value + 0.0``), NORMAL ``value + σ·z``, BETA ``value + σ·(2·B⁻¹(u) − 1)``, BERNOULLI
+    ``1{u < value}``."""
+    if noise == 0:
+        return value + 0.0
+    if noise == NORMAL:
+        return value + sigma * normal(key[0], key[1], replication, arm, pull)
+    u = uniform53(key[0], key[1], replication, arm, pull)
+    if noise == BERNOULLI:
+        return 1.0 if u < value else 0.0
+    return value + sigma * (2.0 * beta_inverse(_BETA_SHAPE, _BETA_SHAPE, u) - 1.0)
+
+
+@njit(cache=True, nogil=True)
+def _greedy(counts: np.ndarray, sums: np.ndarray) -> int:
+    """:class:`~impactbandits.policies.classic.Greedy`: ``argmax`` of the empirical means,
+    unpulled arms (+inf) first, ties to the lowest index."""
+    best = 0
+    best_value = -math.inf
+    for i in range(counts.size):
+        value = sums[i] / counts[i] if counts[i] > 0 else math.inf
+        if value > best_value:
+            best, best_value = i, value
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _ucb1(counts: np.ndarray, sums: np.ndarray, bonus: float) -> int:
+    """:class:`~impactbandits.policies.classic.UCB1` (paper variant): the first unpulled arm,
+    else ``argmax sums/counts + sqrt(c ln t / counts)`` with ``bonus = c ln t``."""
+    best = 0
+    best_value = -math.inf
+    for i in range(counts.size):
+        if counts[i] > 0:
+            value = sums[i] / counts[i] + math.sqrt(bonus / counts[i])
+        else:
+            return i
+        if value > best_value:
+            best, best_value = i, value
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _padded_index(counts: np.ndarray, sums: np.ndarray, padding: float, numerator: float) -> int:
+    """:class:`~impactbandits.policies.nonstationary.DiscountedUCB` /
+    :class:`~impactbandits.policies.nonstationary.SlidingWindowUCB` (paper variants):
+    ``argmax sums/counts + padding·sqrt(numerator/counts)``, arms with no (window) count first
+    (+inf), ties to the lowest index."""
+    best = 0
+    best_value = -math.inf
+    for i in range(counts.size):
+        if counts[i] > 0:
+            value = sums[i] / counts[i] + padding * math.sqrt(numerator / counts[i])
+        else:
+            value = math.inf
+        if value > best_value:
+            best, best_value = i, value
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _last_two(
+    pulls: np.ndarray, last: np.ndarray, previous: np.ndarray, kind: int, b: float
+) -> int:
+    """:class:`~impactbandits.policies.single_peaked.LastRewardGreedy` (``argmax`` of the last
+    reward, unpulled arms first) and :class:`~impactbandits.policies.single_peaked.
+    OneStepOptimistic` (index ``min(1, 2u − l)`` if ``u ≥ l`` else ``u``, with
+    ``u = last + ε̄``, ``l = previous − ε̄``; arms with fewer than two pulls first); paper
+    variants, ties to the lowest index."""
+    best = 0
+    best_value = -math.inf
+    for i in range(pulls.size):
+        if kind == LAST_GREEDY:
+            value = last[i] if pulls[i] > 0 else math.inf
+        elif pulls[i] >= 2:
+            upper = last[i] + b
+            lower = previous[i] - b
+            value = min(1.0, 2.0 * upper - lower) if upper >= lower else upper
+        else:
+            value = math.inf
+        if value > best_value:
+            best, best_value = i, value
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _exp3(log_w: np.ndarray, p: np.ndarray, gamma: float, u: float) -> int:
+    """:class:`~impactbandits.policies.classic.EXP3` ``select`` and
+    :meth:`~impactbandits.core.random.BatchRNG.categorical` (inverse CDF with ``u``); fills
+    ``p`` with the probabilities used."""
+    k = log_w.size
+    top = log_w.max()
+    total = 0.0
+    for i in range(k):
+        p[i] = math.exp(log_w[i] - top)
+        total += p[i]
+    cdf_last = 0.0
+    for i in range(k):
+        p[i] = (1.0 - gamma) * p[i] / total + gamma / k
+        cdf_last += p[i]
+    threshold = u * cdf_last
+    index = 0
+    cdf = 0.0
+    for i in range(k):
+        cdf += p[i]
+        if cdf < threshold:
+            index += 1
+    return min(index, k - 1)
+
+
+@njit(cache=True, nogil=True)
+def run(
+    kind: int,
+    params: np.ndarray,
+    values: np.ndarray,
+    noise: int,
+    sigma: float,
+    key: np.ndarray,
+    replications_ids: np.ndarray,
+    uniforms: np.ndarray,
+    rounds: int,
+    checkpoints: np.ndarray,
+    out_reward: np.ndarray,
+    out_expected: np.ndarray,
+    out_pulls: np.ndarray,
+    out_switches: np.ndarray,
+) -> None:
+    """``rounds`` rounds of policy ``kind`` in every replication; writes the checkpoint
+    summaries of :class:`~impactbandits.core.simulate.Trajectory` into the ``out_*`` arrays.
+
+    ``params``: UCB1 ``(c,)``; EXP3 ``(γ,)``; Rexp3 ``(γ, Δ)``; D-UCB ``(padding, ξ, discount)``;
+    SW-UCB ``(B, ξ, τ)``; one-step-optimistic ``(ε̄,)`` — the values the policy object resolved
+    in ``reset``. ``values``: ``(R or 1, K, M or 1)`` expected rewards (a curve per arm, or a
+    mean per replication and arm); ``noise``, ``sigma``, ``key`` and ``replications_ids`` (the
+    seeds, as ``uint64``): the common noise (:func:`_outcome`)."""
+    replications, k = replications_ids.size, values.shape[1]
+    per_replication = values.shape[0] > 1
+    per_pull = values.shape[2] > 1
+    n_cp = checkpoints.size
+    window = int(params[2]) if kind == SWUCB else 1
+    for r in range(replications):
+        counts = np.zeros(k)
+        sums = np.zeros(k)
+        pulls = np.zeros(k, dtype=np.int64)
+        log_w = np.zeros(k)
+        p = np.empty(k)
+        ring_actions = np.zeros(window, dtype=np.int64)
+        ring_rewards = np.zeros(window)
+        last = np.full(k, np.nan)
+        previous_value = np.full(k, np.nan)
+        reward = 0.0
+        value = 0.0
+        switches = 0
+        previous = -1
+        c = 0
+        for t in range(1, rounds + 1):
+            if kind == GREEDY:
+                a = _greedy(counts, sums)
+            elif kind == UCB1:
+                a = _ucb1(counts, sums, params[0] * math.log(t))
+            elif kind == EXP3:
+                a = _exp3(log_w, p, params[0], uniforms[r, t - 1])
+            elif kind == REXP3:
+                if (t - 1) % int(params[1]) == 0:
+                    log_w[:] = 0.0  # restart at the start of each batch of Δ rounds
+                a = _exp3(log_w, p, params[0], uniforms[r, t - 1])
+            elif kind == DUCB:
+                if t <= k:
+                    a = t - 1
+                else:
+                    total = 0.0
+                    for i in range(k):
+                        total += counts[i]
+                    a = _padded_index(counts, sums, params[0], params[1] * math.log(total))
+            elif kind in (LAST_GREEDY, ONE_STEP):
+                a = _last_two(pulls, last, previous_value, kind, params[0])
+            else:  # SWUCB
+                plays = min(t - 1, window)
+                if plays == 0:
+                    a = 0
+                else:
+                    a = _padded_index(counts, sums, params[0], params[1] * math.log(plays))
+            m = pulls[a]
+            v = values[r if per_replication else 0, a, m if per_pull else 0]
+            x = _outcome(noise, sigma, key, replications_ids[r], a, m, v)
+            reward += x
+            value += v
+            pulls[a] = m + 1
+            if kind in (EXP3, REXP3):
+                log_w[a] += params[0] * x / (p[a] * k)
+                top = log_w.max()
+                for i in range(k):
+                    log_w[i] -= top
+            elif kind == DUCB:
+                if params[2] != 1.0:
+                    for i in range(k):
+                        counts[i] *= params[2]
+                        sums[i] *= params[2]
+                counts[a] += 1.0
+                sums[a] += x
+            elif kind == SWUCB:
+                slot = (t - 1) % window
+                if t > window:  # the play of round t − τ leaves the window
+                    old = ring_actions[slot]
+                    counts[old] -= 1.0
+                    sums[old] -= ring_rewards[slot]
+                counts[a] += 1.0
+                sums[a] += x
+                ring_actions[slot] = a
+                ring_rewards[slot] = x
+            elif kind in (LAST_GREEDY, ONE_STEP):
+                previous_value[a] = last[a]
+                last[a] = x
+            else:
+                counts[a] += 1.0
+                sums[a] += x
+            if previous >= 0 and a != previous:
+                switches += 1
+            previous = a
+            if c < n_cp and t == checkpoints[c]:
+                out_reward[r, c] = reward
+                out_expected[r, c] = value
+                for i in range(k):
+                    out_pulls[r, c, i] = pulls[i]
+                out_switches[r, c] = switches
+                c += 1

@@ -1,0 +1,83 @@
+"""Common noise inside compiled loops: Philox4x32-10 and the same inversions as NumPy's path.
+
+:func:`uniform53` is :func:`impactbandits.core.philox.uniforms` for one (replication, channel,
+index), word for word; Gaussian and bounded (Beta) noise use SciPy's own ``ndtri`` and
+``betaincinv`` through their C entry points (``scipy.special.cython_special``), the functions
+the NumPy path calls, so every value is identical (``tests/test_kernels.py``).
+"""
+
+from __future__ import annotations
+
+import llvmlite.binding as llvm
+import numpy as np
+from numba import njit, types
+from numba.extending import get_cython_function_address
+
+_M0 = np.uint64(0xD2511F53)
+_M1 = np.uint64(0xCD9E8D57)
+_W0 = np.uint64(0x9E3779B9)
+_W1 = np.uint64(0xBB67AE85)
+_MASK = np.uint64(0xFFFFFFFF)
+_S32 = np.uint64(32)
+_S11 = np.uint64(11)
+_ONE = np.uint64(1)
+_UNIT53 = 1.0 / 9007199254740992.0
+_UNIT52 = 1.0 / 4503599627370496.0
+
+
+def _bind(symbol: str, scipy_name: str, signature: types.Signature) -> types.ExternalFunction:
+    """SciPy's C function ``scipy_name`` as an external symbol of the compiled code: called by
+    name, so the compiled loops can be cached on disk (a ctypes pointer could not)."""
+    llvm.add_symbol(symbol, get_cython_function_address("scipy.special.cython_special", scipy_name))
+    return types.ExternalFunction(symbol, signature)
+
+
+_ndtri = _bind("impactbandits_ndtri", "ndtri", types.float64(types.float64))
+_betaincinv = _bind(
+    "impactbandits_betaincinv",
+    "__pyx_fuse_0betaincinv",
+    types.float64(types.float64, types.float64, types.float64),
+)
+
+
+@njit(cache=True, nogil=True)
+def bits53(
+    k0: np.uint64, k1: np.uint64, replication: np.uint64, channel: int, index: int
+) -> np.uint64:
+    """The 53-bit integer behind value ``index`` of (``replication``, ``channel``)."""
+    j = np.uint64(index) >> _ONE
+    c0 = j & _MASK
+    c1 = j >> _S32
+    c2 = np.uint64(channel)
+    c3 = replication
+    for i in range(10):
+        if i > 0:
+            k0 = (k0 + _W0) & _MASK
+            k1 = (k1 + _W1) & _MASK
+        p0 = c0 * _M0
+        p1 = c2 * _M1
+        c0, c1, c2, c3 = (p1 >> _S32) ^ c1 ^ k0, p1 & _MASK, (p0 >> _S32) ^ c3 ^ k1, p0 & _MASK
+    if np.uint64(index) & _ONE:
+        return ((c3 << _S32) | c2) >> _S11
+    return ((c1 << _S32) | c0) >> _S11
+
+
+@njit(cache=True, nogil=True)
+def uniform53(
+    k0: np.uint64, k1: np.uint64, replication: np.uint64, channel: int, index: int
+) -> float:
+    """:func:`impactbandits.core.philox.uniforms` at one position."""
+    return float(bits53(k0, k1, replication, channel, index)) * _UNIT53
+
+
+@njit(cache=True, nogil=True)
+def normal(k0: np.uint64, k1: np.uint64, replication: np.uint64, channel: int, index: int) -> float:
+    """:func:`impactbandits.core.philox.normals` at one position."""
+    k52 = bits53(k0, k1, replication, channel, index) >> _ONE
+    return _ndtri((float(k52) + 0.5) * _UNIT52)
+
+
+@njit(cache=True, nogil=True)
+def beta_inverse(a: float, b: float, u: float) -> float:
+    """``scipy.special.betaincinv(a, b, u)``."""
+    return _betaincinv(a, b, u)

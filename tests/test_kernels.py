@@ -1,0 +1,126 @@
+"""The compiled round loops give the same numbers as the readable NumPy loop, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+from impactbandits.kernels import available, simulate_compiled
+from impactbandits.registry import build_environment, build_policy
+
+pytestmark = pytest.mark.skipif(not available(), reason="numba not installed")
+
+ENVIRONMENTS = [
+    ("single-peaked", {"instance": 3}),
+    ("single-peaked", {"instance": 3, "noise": "gaussian", "sigma": 0.05}),
+    ("single-peaked", {"instance": 1, "noise": "beta", "sigma": 0.1}),
+    ("increasing", {"family": "inc_2", "alpha": 0.1}),
+    ("bernoulli", {"means": [0.3, 0.5, 0.7]}),
+    ("gaussian", {"n_arms": 12, "sigma": 0.1}),
+    ("gaussian", {"means": [0.1, 0.4, 0.2, 0.35, 0.3, 0.0, 0.25, 0.15, 0.05], "sigma": 1.0}),
+]
+POLICIES = [
+    ("greedy", {}),
+    ("ucb1", {}),
+    ("ucb1", {"c": 0.5}),
+    ("exp3", {"gamma": 0.01}),
+    ("exp3", {"gamma": 0.3}),
+    ("exp3", {}),
+    ("r-exp3", {}),
+    ("r-exp3", {"variation_budget": 50.0}),
+    ("ucb", {}),
+    ("d-ucb", {}),
+    ("d-ucb", {"discount": 0.9}),
+    ("sw-ucb", {}),
+    ("sw-ucb", {"window": 17}),
+    ("last-reward-greedy", {}),
+    ("one-step-optimistic", {}),
+    ("one-step-optimistic", {"noise_bound": 0.05}),
+]
+
+
+def _run(env_spec, policy_spec, compiled, reps=(0, 3, 7), rounds=700, checkpoints=None):
+    env = build_environment(*env_spec)
+    policy = build_policy(*policy_spec)
+    times = np.unique(np.r_[1, 2, 50, 333, rounds] if checkpoints is None else checkpoints)
+    return simulate(
+        env,
+        policy,
+        rounds,
+        rounds,
+        times,
+        EnvironmentRandom(11, 5, list(reps)),
+        BatchRNG.from_key(11, (6,), list(reps)),
+        check_actions=False,
+        compiled=compiled,
+    )
+
+
+@pytest.mark.parametrize("env_spec", ENVIRONMENTS, ids=lambda e: f"{e[0]}{e[1]}")
+@pytest.mark.parametrize("policy_spec", POLICIES, ids=lambda p: f"{p[0]}{p[1]}")
+def test_compiled_loop_equals_the_readable_loop(env_spec, policy_spec):
+    if env_spec[0] == "increasing":
+        pytest.importorskip("impactbandits.envs.rested")
+    fast = _run(env_spec, policy_spec, compiled=True)
+    slow = _run(env_spec, policy_spec, compiled=False)
+    for name in ("reward", "expected", "pulls", "switches"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name), err_msg=name)
+    # the pair really ran compiled (simulate_compiled accepts it)
+    env, policy = build_environment(*env_spec), build_policy(*policy_spec)
+    random = EnvironmentRandom(11, 5, [0])
+    env.reset(random)
+    rng = BatchRNG.from_key(11, (6,), [0])
+    policy.reset(env.action_space, 50, rng)
+    assert simulate_compiled(env, policy, 50, np.array([50]), 1, rng) is not None
+
+
+def test_compiled_noise_equals_the_numpy_noise_value_for_value():
+    """Philox, ndtri and betaincinv inside the compiled loop against the NumPy path, on
+    100,000 (replication, arm, pull) triples with large and odd/even indices."""
+    from scipy.special import betaincinv
+
+    from impactbandits.core.philox import normals, stream_key, uniforms
+    from impactbandits.kernels.noise import beta_inverse, normal, uniform53
+
+    rng = np.random.default_rng(3)
+    reps = rng.integers(0, 2**32, 100_000, dtype=np.uint64)
+    arms = rng.integers(0, 1000, 100_000)
+    pulls = rng.integers(0, 2**40, 100_000)
+    key = stream_key(9, (1, 2))
+    k0, k1 = np.uint64(key[0]), np.uint64(key[1])
+    u = uniforms(key, reps, arms, pulls)
+    z = normals(key, reps, arms, pulls)
+    got_u = np.array(
+        [uniform53(k0, k1, r, a, m) for r, a, m in zip(reps, arms, pulls, strict=True)]
+    )
+    got_z = np.array([normal(k0, k1, r, a, m) for r, a, m in zip(reps, arms, pulls, strict=True)])
+    np.testing.assert_array_equal(got_u, u)
+    np.testing.assert_array_equal(got_z, z)
+    got_b = np.array([beta_inverse(2.0, 2.0, x) for x in u[:20_000]])
+    np.testing.assert_array_equal(got_b, betaincinv(2.0, 2.0, u[:20_000]))
+
+
+def test_memory_and_cost_do_not_grow_with_arms_times_pulls():
+    """Nothing per (arm, pull) is stored: a 1000-arm Bernoulli bandit runs compiled."""
+    env = build_environment("bernoulli", {"means": list(np.linspace(0.1, 0.9, 1000))})
+    env.reset(EnvironmentRandom(1, 2, [0, 1]))
+    model = env.pull_model(10**6)
+    assert model is not None and model.values.size == 2 * 1000
+
+
+def test_pairs_without_a_kernel_fall_back():
+    env = build_environment("single-peaked", {"instance": 3, "noise": "gaussian", "sigma": 0.05,
+                                              "noise_draws": "per-evaluation"})  # fmt: skip
+    random = EnvironmentRandom(1, 2, [0])
+    env.reset(random)
+    rng = BatchRNG.from_key(1, (2,), [0])
+    for kind, params in [("ucb1", {}), ("ucb1", {"variant": "authors-code"}), ("spo", {})]:
+        policy = build_policy(kind, params)
+        policy.reset(env.action_space, 100, rng)
+        assert simulate_compiled(env, policy, 100, np.array([100]), 1, rng) is None
+
+
+def test_disabled_by_the_environment_variable(monkeypatch):
+    monkeypatch.setenv("IMPACTBANDITS_KERNELS", "0")
+    assert not available()

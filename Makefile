@@ -9,7 +9,7 @@ DEMO_OUT ?= runs/demo
 $(VENV)/.installed-base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e '.[fast]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml
@@ -26,9 +26,10 @@ demo: $(VENV)/.installed-base
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -q
 
-## bench: throughput and memory benchmarks (SMPyBandits reference in its own venv)
+## bench: throughput and memory benchmarks (SMPyBandits reference in its own venv) and issue
+## 13's engine table (benchmarks/engine_table.py); e.g. BENCH_FLAGS=--skip-figures or --quick
 bench: $(VENV)/.installed-dev
-	$(PY) benchmarks/run.py
+	$(PY) benchmarks/run.py $(BENCH_FLAGS)
 
 ## figures: every registered figure at full paper scale, one after another; prints wall/CPU
 ## seconds and peak memory per figure and the totals (runs kept in runs/full; hours)

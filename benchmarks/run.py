@@ -11,9 +11,15 @@
    2 arms and T = 10⁴ (target < 1 s).
 5. Patil et al.'s Algorithm 1 at k = 10, T = 10⁶ (target < 5 s) and competitive-ratio growth in k
    (``bench_patil.py``).
+6. Issue 13's engine table (``engine_table.py``): every row measured in this run against its
+   reference (K = 2, a plain-Python loop, the authors' code, one worker), CPU and wall seconds
+   side by side; ``--skip-figures`` leaves out the full ``lindner-fig1`` run (≈ 450 CPU s).
 
 Machines are shared and noisy: each measurement is the median of ``--repeat`` runs; the ratios
-are what matter. Targets: ≥ 50× SMPyBandits per core; ≤ 500 MB peak RSS.
+are what matter. Items 1-2 are reported in pulls per CPU second (per core: the serial backend's
+CPU is one core's) beside pulls per wall second; CPU seconds cover the whole process tree (the
+process backend's workers included) and exclude imports (``engine_table.run_workload``).
+Targets: ≥ 50× SMPyBandits per core; ≤ 500 MB peak RSS. ``--quick``: tiny sizes, to try it.
 """
 
 from __future__ import annotations
@@ -23,11 +29,9 @@ import json
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-from impactbandits import ExperimentSpec, run_experiment
+from engine_table import run_workload
 
 HERE = Path(__file__).resolve().parent
 HORIZON = 10_000
@@ -37,6 +41,8 @@ OURS = {"UCB": {"kind": "ucb1"}, "Exp3": {"kind": "exp3", "gamma": 0.01}}
 
 
 def smpybandits(repetitions: int) -> dict | None:
+    """SMPyBandits in its own venv; per policy pulls per CPU second and per wall second of the
+    reference's timed sections (``smpybandits_cpu.py`` runs ``smpybandits_reference.py``)."""
     env = subprocess.run(
         ["bash", str(HERE / "smpybandits_env.sh")], capture_output=True, text=True, check=False
     )
@@ -47,7 +53,7 @@ def smpybandits(repetitions: int) -> dict | None:
     ref = subprocess.run(
         [
             python,
-            str(HERE / "smpybandits_reference.py"),
+            str(HERE / "smpybandits_cpu.py"),
             "--horizon",
             str(HORIZON),
             "--repetitions",
@@ -63,50 +69,72 @@ def smpybandits(repetitions: int) -> dict | None:
     return json.loads(ref.stdout)["results"]
 
 
-def ours(name: str, backend: str, repetitions: int, repeat: int) -> float:
-    """Median pulls/second of the whole pipeline (spec, runner, store) for one policy."""
-    spec = ExperimentSpec.create(
-        name=f"bench-{name.lower()}",
-        environments=[{"kind": "bernoulli", "means": MEANS}],
-        policies=[OURS[name]],
-        horizons=[HORIZON],
-        seeds=repetitions,
-        checkpoints=10,
-    )
-    rates = []
+def ours(name: str, backend: str, repetitions: int, repeat: int) -> tuple[float, float]:
+    """Median pulls per CPU second and per wall second of the whole pipeline (spec, runner,
+    store) for one policy, each run in a fresh process (CPU of its workers included)."""
+    cpu, wall = [], []
     for _ in range(repeat):
-        with tempfile.TemporaryDirectory() as out:
-            start = time.perf_counter()
-            run_experiment(spec, out, backend=backend)
-            rates.append(HORIZON * repetitions / (time.perf_counter() - start))
-    return statistics.median(rates)
+        result = run_workload(
+            "bernoulli_pipeline",
+            means=MEANS,
+            policy=OURS[name],
+            horizon=HORIZON,
+            seeds=repetitions,
+            backend=backend,
+        ).result
+        cpu.append(result["pulls"] / result["cpu"])
+        wall.append(result["pulls"] / result["wall"])
+    return statistics.median(cpu), statistics.median(wall)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repetitions", type=int, default=REPETITIONS)
-    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
+    parser.add_argument("--repetitions", type=int, default=None, help=f"default {REPETITIONS}")
+    parser.add_argument("--repeat", type=int, default=None, help="runs per measurement (median)")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes (to try the script)")
     parser.add_argument("--skip-reference", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--skip-oracles", action="store_true")
+    parser.add_argument("--skip-engine-table", action="store_true")
+    parser.add_argument(
+        "--skip-figures", action="store_true", help="engine table without lindner-fig1 (rows 4-5)"
+    )
     args = parser.parse_args()
+    repetitions = args.repetitions or (3 if args.quick else REPETITIONS)
+    repeat = args.repeat or (1 if args.quick else 3)
 
-    reference = None if args.skip_reference else smpybandits(args.repetitions)
+    reference = None if args.skip_reference else smpybandits(repetitions)
     print(
-        f"\n2-arm Bernoulli (0.3, 0.7), T = {HORIZON}, {args.repetitions} replications, "
-        "whole pipeline (spec, runner, SQLite store)"
+        f"\n2-arm Bernoulli (0.3, 0.7), T = {HORIZON}, {repetitions} replications, "
+        "whole pipeline (spec, runner, SQLite store); pulls per CPU second (per core) | per wall "
+        f"second, median of {repeat}; SMPyBandits: its timed loop, same run"
     )
     print(
-        f"{'policy':6} {'SMPyBandits':>14} {'ours serial':>14} {'ratio/core':>11} "
-        f"{'ours process':>14} {'ratio':>8}"
+        f"{'policy':6} {'SMPyBandits':>19} {'ours serial':>21} {'ratio/core':>10} "
+        f"{'ours process':>21} {'ratio':>13}  target"
     )
+    print(
+        f"{'':6} {'CPU | wall':>19} {'CPU | wall':>21} {'CPU':>10} {'CPU | wall':>21} "
+        f"{'CPU | wall':>13}"
+    )
+    nan = float("nan")
     for name in OURS:
-        serial = ours(name, "serial", args.repetitions, args.repeat)
-        process = ours(name, "process", args.repetitions, args.repeat)
-        ref = reference[name]["pulls_per_second"] if reference else float("nan")
+        try:
+            serial_cpu, serial_wall = ours(name, "serial", repetitions, repeat)
+            process_cpu, process_wall = ours(name, "process", repetitions, repeat)
+        except RuntimeError as exc:  # one failing measurement must not lose the others
+            print(f"{name:6} error: {str(exc)[:300]}")
+            continue
+        ref = reference[name] if reference else {}
+        ref_cpu = ref.get("pulls_per_cpu_second", nan)
+        ref_wall = ref.get("pulls_per_wall_second", nan)
+        per_core = serial_cpu / ref_cpu
+        status = "no reference" if reference is None else ("met" if per_core >= 50 else "NOT MET")
         print(
-            f"{name:6} {ref:14,.0f} {serial:14,.0f} {serial / ref:10.1f}x "
-            f"{process:14,.0f} {process / ref:7.1f}x"
+            f"{name:6} {ref_cpu:>8,.0f} | {ref_wall:>8,.0f} {serial_cpu:>9,.0f} | "
+            f"{serial_wall:>9,.0f} {per_core:>9.1f}x {process_cpu:>9,.0f} | {process_wall:>9,.0f} "
+            f"{process_cpu / ref_cpu:>5.1f}x | {process_wall / ref_wall:>5.1f}x  "
+            f">= 50x per core: {status}"
         )
     if reference is None:
         print("(no SMPyBandits reference: the floor is 1.5M pulls/s per core for UCB1)")
@@ -136,6 +164,11 @@ def main() -> None:
         ):
             print(f"\n== {script}", flush=True)
             subprocess.run([sys.executable, str(HERE / script)], check=True)
+
+    if not args.skip_engine_table:
+        print("\n== engine_table.py (issue 13)", flush=True)
+        flags = ["--quick"] * args.quick + ["--skip-figures"] * args.skip_figures
+        subprocess.run([sys.executable, str(HERE / "engine_table.py"), *flags], check=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,630 @@
+"""Issue 13's engine table: every row measured in one run, against a reference from the same run.
+
+    .venv/bin/python benchmarks/engine_table.py                  # full scale (≈ 15-25 min CPU)
+    .venv/bin/python benchmarks/engine_table.py --quick          # tiny parameters (a few min)
+    .venv/bin/python benchmarks/engine_table.py --skip-figures   # without rows 4-5 (lindner-fig1)
+    .venv/bin/python benchmarks/engine_table.py --rows 1 2       # some rows only
+
+Rows (full scale; ``--quick`` shrinks every one and says so in the table):
+
+1. UCB1 on a K-arm Bernoulli bandit (means evenly spaced in [0.1, 0.9]), T = 10⁴, 100 seeds,
+   whole pipeline (spec → runner → SQLite store), serial backend, K = 2, 100, 1000: CPU per pull
+   of K = 1000 against K = 2 (target ≤ 3×) and peak RSS (target ≤ 150 MB at K = 1000).
+2. One replication (R = 1) of Lindner et al.'s greedy and EXP3 (γ = 0.01), T = 2000, on
+   single-peaked instance 3 (Figure 1's instance) *noise-free*: ours through the engine
+   (``core.simulate.simulate``, one replication per call, as a worker runs an R = 1 batch) and
+   through the whole pipeline (one replication per task, ``dedup`` off), against a plain-Python
+   loop of the same algorithm (lists, ``math``, ``random``; written below) on the same curves.
+   Greedy's pull counts must agree exactly with the loop (noise-free, deterministic).
+3. SRUM (Ron et al.) against the authors' code (tomron/CSRviaMAB, their venv from
+   ``benchmarks/fidelity/authors_env.sh ron``, their ``runSimulation`` through
+   ``benchmarks/fidelity/ron.py``'s worker) at R = 2, 3, 5 seeds: K = 6, μ_i = 0.2 + 0.15(i − 1),
+   λ = 0.4, f = f_lin, T = 10⁴. Theirs: sum over the R runs of their per-run CPU (their imports
+   excluded); ours: the pipeline with R seeds and the engine alone (our imports excluded too).
+4. ``impactbandits reproduce lindner-fig1`` at full scale (CPU of the whole process tree;
+   target ≤ 120 CPU s), noisy SPO's share of the worker time (the store's per-replication
+   ``seconds``) and, as a proxy for "vectorised over the batch", the CPU of one batch of 30
+   replications of that SPO against 30 × one replication (target: ≥ 5× cheaper per replication).
+5. ``impactbandits report`` on that run (peak RSS of the main process ≤ 200 MB) and on a copy of
+   ``runs/full/lindner-single-peaked`` if it exists (≤ 1 GB); never written into runs/full.
+6. Process backend, ``reproduce lindner-fig1 --quick`` with 1 and 2 workers: wall speed-up
+   (target ≥ 1.8× on an idle machine; the load average is printed beside it) — the whole command
+   and the run phase alone (``run_experiment``; the report phase is serial). ``--quick``: 2 seeds.
+7. All registered figures at full scale: totals read from ``docs/fidelity/timings.toml``, which
+   ``make figures`` writes (not re-measured here).
+
+How it measures: every workload runs in its own subprocess, so its peak RSS is its own. A whole
+command (rows 4-6) is timed from outside: this process is a child subreaper
+(``PR_SET_CHILD_SUBREAPER``), so the forkserver and its workers, orphaned when the command exits,
+are reaped here and their CPU arrives exactly in ``getrusage(RUSAGE_CHILDREN)``; peak RSS of the
+tree is sampled with psutil (``peak_rss.PeakRSS``), the main process's from ``wait4``. A code
+section (rows 1-3, 4c, 6b) is timed inside its subprocess after the imports and (not 6b) after an
+untimed warm-up run (one seed, or one other replication) in the same process, so lazy imports and
+first-call costs (e.g. compiling or loading numba kernels) are left out, as the authors' per-run
+timing leaves out theirs: ``process_time`` of that process plus, with the process backend, the
+CPU of the processes it starts (psutil, sampled every 0.1 s and once at the end).
+Peak RSS of a section's subprocess is the kernel's ``ru_maxrss`` (interpreter and imports
+included). Wall seconds depend on the load of the shared machine; CPU seconds much less.
+
+The measuring is in ``tree_measure.py``, the workloads (and row 3's reference) in
+``engine_workloads.py``; this file holds the rows and the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import tomllib
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+# benchmarks/ is not a package; importing engine_workloads registers its workloads
+from engine_workloads import (  # noqa: E402
+    EXP3_GAMMA,
+    SINGLE_PEAKED_INSTANCE,
+    SRUM_FAIRNESS,
+    SRUM_LAMBDA,
+    authors_srum,
+)
+from tree_measure import WORKLOADS, Measured, run_tree, run_workload  # noqa: E402
+
+CLI = str(Path(sys.executable).with_name("impactbandits"))
+TIMINGS = ROOT / "docs" / "fidelity" / "timings.toml"
+FULL_RUNS = ROOT / "runs" / "full"
+
+
+# == the table =====================================================================================
+
+
+@dataclass
+class Row:
+    key: str
+    work: str
+    ours: tuple[float | None, float | None, float | None] = (None, None, None)  # CPU, wall, MB
+    ref_name: str = ""
+    ref: tuple[float | None, float | None, float | None] = (None, None, None)
+    ratio: str = ""
+    target: str = ""
+    status: str = ""
+
+
+WORK = 42  # width of the 'work' column
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[Row] = []
+        self.notes: list[str] = []
+
+    def add(self, row: Row) -> None:
+        self.rows.append(row)
+        print(f"  [{row.key}] {row.work}: {row.ratio} {row.status}", file=sys.stderr, flush=True)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+        print(f"  note: {text}", file=sys.stderr, flush=True)
+
+    def render(self, header: str) -> str:
+        def num(x: float | None) -> str:
+            if x is None:
+                return "-"
+            if x >= 1000:
+                return f"{x:,.0f}"
+            if x >= 100:
+                return f"{x:.0f}"
+            return f"{x:.2f}" if x >= 0.01 or x == 0 else f"{x:.4f}"
+
+        def mb(x: float | None) -> str:
+            return "-" if x is None else f"{x:.0f}"
+
+        def cols(cpu: str, wall: str, rss: str) -> str:
+            return f"{cpu:>8} {wall:>8} {rss:>6}"
+
+        left = f"{'row':<4} {'work':<{WORK}} "
+        head = (
+            f"{left}{cols('CPU s', 'wall s', 'MB')}  {'reference':<14} "
+            f"{cols('CPU s', 'wall s', 'MB')}  {'ratio':<16} {'target':<22} status"
+        )
+        groups = f"{'':<{len(left)}}{'ours':-^24}  {'reference, same run':-^39}"
+        lines = [header, "", groups, head, "-" * len(head)]
+        for r in self.rows:
+            ours = cols(num(r.ours[0]), num(r.ours[1]), mb(r.ours[2]))
+            ref = cols(num(r.ref[0]), num(r.ref[1]), mb(r.ref[2]))
+            lines.append(
+                f"{r.key:<4} {r.work:<{WORK}} {ours}  {r.ref_name:<14} {ref}  {r.ratio:<16} "
+                f"{r.target:<22} {r.status}"
+            )
+        lines.append("")
+        lines += [f"- {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def met(ok: bool) -> str:
+    return "met" if ok else "NOT MET"
+
+
+def _triple(m: Measured, key: str = "rss_mb") -> tuple[float, float, float]:
+    return (m.result["cpu"], m.result["wall"], m.result[key])
+
+
+# -- row 1 ---------------------------------------------------------------------------------------
+
+
+def row_ucb1(table: Table, quick: bool) -> None:
+    horizon, seeds = (2_000, 10) if quick else (10_000, 100)
+    runs = {}
+    for arms in (2, 100, 1000):
+        runs[arms] = run_workload("bernoulli_pipeline", arms=arms, horizon=horizon, seeds=seeds)
+    pulls = horizon * seeds
+    two, big = runs[2], runs[1000]
+    ratio = big.result["cpu"] / two.result["cpu"]
+    scale = f"T={horizon:g} R={seeds}"
+    table.add(
+        Row(
+            "1a",
+            f"UCB1 {scale}: K=1000, CPU per pull",
+            _triple(big),
+            "K = 2",
+            _triple(two),
+            f"{ratio:.1f}x",
+            "<= 3x",
+            met(ratio <= 3),
+        )
+    )
+    table.add(
+        Row(
+            "1b",
+            f"UCB1 {scale}: peak RSS at K=1000",
+            _triple(big),
+            "K = 2",
+            _triple(two),
+            f"{big.result['rss_mb'] / two.result['rss_mb']:.1f}x RSS",
+            "<= 150 MB, flat in K",
+            met(big.result["rss_mb"] <= 150),
+        )
+    )
+    hundred = runs[100]
+    table.add(
+        Row(
+            "1c",
+            f"UCB1 {scale}: K=100 (info)",
+            _triple(hundred),
+            "K = 2",
+            _triple(two),
+            f"{hundred.result['cpu'] / two.result['cpu']:.1f}x",
+            "-",
+            "info",
+        )
+    )
+    rates = ", ".join(f"K={k}: {pulls / m.result['cpu']:,.0f}" for k, m in runs.items())
+    table.note(
+        f"1: whole pipeline (serial backend), means linspace(0.1, 0.9, K), 10 checkpoints; "
+        f"pulls per CPU second {rates}; MB = peak RSS of the workload's process (ru_maxrss)"
+    )
+
+
+# -- row 2 ---------------------------------------------------------------------------------------
+
+
+def row_r1(table: Table, quick: bool) -> None:
+    horizon = 2_000
+    engine_reps, pipeline_reps, plain_reps = (5, 5, 20) if quick else (30, 30, 50)
+    for policy, tag in (("greedy", "2a"), ("exp3", "2b")):
+        plain = run_workload(
+            "rested_plain", policy=policy, horizon=horizon, replications=plain_reps
+        )
+        engine = run_workload(
+            "rested_engine", policy=policy, horizon=horizon, replications=engine_reps
+        )
+        pipeline = run_workload(
+            "rested_pipeline", policy=policy, horizon=horizon, replications=pipeline_reps
+        )
+        per_plain = (
+            plain.result["cpu"] / plain_reps,
+            plain.result["wall"] / plain_reps,
+            plain.result["rss_mb"],
+        )
+        name = "greedy" if policy == "greedy" else f"EXP3 g={EXP3_GAMMA}"
+        for sub, m, reps in (
+            ("engine", engine, engine_reps),
+            ("pipeline", pipeline, pipeline_reps),
+        ):
+            cpu = m.result["cpu"] / reps
+            ratio = cpu / per_plain[0]
+            table.add(
+                Row(
+                    f"{tag}{'e' if sub == 'engine' else 'p'}",
+                    f"{name} T={horizon}, 1 rep via {sub}",
+                    (cpu, m.result["wall"] / reps, m.result["rss_mb"]),
+                    "plain loop",
+                    per_plain,
+                    f"{ratio:.1f}x loop",
+                    "<= 1x (as fast)",
+                    met(ratio <= 1),
+                )
+            )
+        if policy == "greedy":
+            check = run_workload("greedy_check", horizon=horizon).result
+            same = all(ours == loop for ours, loop in check.values())
+            pairs = "; ".join(f"instance {k}: {o} vs {p}" for k, (o, p) in check.items())
+            table.note(
+                f"2a check: greedy noise-free, pulls at T = {horizon}, ours vs plain loop: {pairs}"
+                + (": identical (same algorithm)" if same else ": DIFFERENT PULLS")
+            )
+        else:
+            ours0 = [p[0] for p in engine.result["pulls"]]
+            theirs0 = [p[0] for p in plain.result["pulls"]]
+            table.note(
+                f"2b check: EXP3 (different random streams), mean pulls of arm 0 at T: ours "
+                f"{statistics.mean(ours0):.0f} (sd {statistics.pstdev(ours0):.0f}, "
+                f"{engine_reps} runs) vs plain loop {statistics.mean(theirs0):.0f} "
+                f"(sd {statistics.pstdev(theirs0):.0f}, {plain_reps} runs); mean reward "
+                f"{statistics.mean(engine.result['rewards']):.1f} vs "
+                f"{statistics.mean(plain.result['rewards']):.1f}"
+            )
+    table.note(
+        f"2: Lindner et al.'s single-peaked instance {SINGLE_PEAKED_INSTANCE} (Figure 1's), "
+        "noise-free; per replication = section CPU / replications (engine: "
+        f"{engine_reps} one-replication simulate calls; pipeline: {pipeline_reps} seeds, "
+        f"batch_size 1, dedup off, optimal_allocation oracle per task; loop: {plain_reps} runs); "
+        "MB = peak RSS of the workload's process"
+    )
+
+
+# -- row 3 ---------------------------------------------------------------------------------------
+
+
+def row_srum(table: Table, quick: bool) -> None:
+    sys.path.insert(0, str(HERE / "fidelity"))
+    import ron
+
+    horizon = 2_000 if quick else 10_000
+    counts = (2, 3, 5)
+    theirs = authors_srum(horizon, max(counts))
+    for r in counts:
+        cpu_t = sum(run["cpu_s"] for run in theirs[:r])
+        wall_t = sum(run["wall_s"] for run in theirs[:r])
+        for how, name in (("pipeline", "srum_pipeline"), ("engine", "srum_engine")):
+            m = run_workload(name, means=ron.MEANS, horizon=horizon, seeds=r)
+            ratio = cpu_t / m.result["cpu"]
+            table.add(
+                Row(
+                    f"3{'p' if how == 'pipeline' else 'e'}{r}",
+                    f"SRUM T={horizon:g} R={r} ({how})",
+                    _triple(m),
+                    "authors' code",
+                    (cpu_t, wall_t, None),
+                    f"{ratio:.1f}x faster",
+                    ">= 10x",
+                    met(ratio >= 10),
+                )
+            )
+    per_pull = 1e6 * sum(r["cpu_s"] for r in theirs) / (horizon * len(theirs))
+    table.note(
+        f"3: K = 6, mu = {ron.MEANS}, lambda = {SRUM_LAMBDA}, f = {SRUM_FAIRNESS}; authors' code "
+        f"tomron/CSRviaMAB@cb90260 unpatched, {per_pull:.0f} us CPU per pull, seeds 0..R-1 "
+        "(CPU = sum of their per-run process_time, imports excluded); ours: paper SRUM, serial "
+        "pipeline with R seeds (incl. the opportunity_optimum oracle and the store) and the "
+        "engine alone (one batch of R), our imports excluded"
+    )
+
+
+# -- rows 4 and 5 ----------------------------------------------------------------------------------
+
+
+def _reproduce(name: str, out: Path, quick: bool, extra: list[str] | None = None) -> Measured:
+    command = [CLI, "reproduce", name, "--out", str(out), "--no-progress"]
+    if quick:
+        command.append("--quick")
+    m = run_tree(command + (extra or []))
+    if m.code != 0:
+        raise RuntimeError(f"reproduce {name} failed: {m.stderr.strip()[-300:]}")
+    return m
+
+
+def spo_share(run_dir: Path) -> tuple[float, float]:
+    """SPO's per-replication seconds and the total, summed over the store's results."""
+    uri = f"file:{run_dir / 'results.sqlite'}?mode=ro"
+    with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
+        rows = db.execute(
+            "SELECT c.policy, SUM(r.seconds) FROM results r JOIN cells c USING (cell) "
+            "GROUP BY c.policy"
+        ).fetchall()
+    by_policy = dict(rows)
+    return by_policy.get("SPO", 0.0), sum(by_policy.values())
+
+
+def row_fig1(table: Table, quick: bool, scratch: Path) -> Path:
+    out = scratch / "lindner-fig1"
+    extra = ["--seeds", "2"] if quick else []
+    m = _reproduce("lindner-fig1", out, quick, extra)
+    scale = "quick, 2 seeds" if quick else "full"
+    table.add(
+        Row(
+            "4a",
+            f"lindner-fig1 ({scale}), total",
+            (m.cpu, m.wall, m.rss_tree_mb),
+            "-",
+            ratio="-",
+            target="<= 120 CPU s (full)",
+            status=met(m.cpu <= 120) + (" (quick)" if quick else ""),
+        )
+    )
+    spo, total = spo_share(out)
+    table.add(
+        Row(
+            "4b",
+            "  noisy SPO share of worker time",
+            (None, spo, None),
+            "all policies",
+            (None, total, None),
+            f"{100 * spo / total:.0f} %",
+            "(info; was 43 %)",
+            "info",
+        )
+    )
+    horizon, n = (2_000, 10) if quick else (10_000, 30)
+    one = run_workload("spo_batch", horizon=horizon, replications=n, batched=False)
+    batch = run_workload("spo_batch", horizon=horizon, replications=n, batched=True)
+    speedup = one.result["cpu"] / batch.result["cpu"]
+    table.add(
+        Row(
+            "4c",
+            f"  SPO T={horizon:g}: {n} reps in 1 batch",
+            _triple(batch),
+            f"{n} x (R = 1)",
+            _triple(one),
+            f"{speedup:.1f}x cheaper",
+            ">= 5x (my proxy)",
+            met(speedup >= 5),
+        )
+    )
+    table.note(
+        f"4: CPU = user + system of the whole process tree of `impactbandits reproduce` (run + "
+        f"report; exact: {'yes, child subreaper' if m.exact_cpu else 'no, sampled'}), MB = "
+        f"peak RSS of the tree (psutil, 0.2 s); load average at start {m.load[0]:.2f}. 4b: the "
+        "store's per-replication seconds (wall, timed inside the workers: the 'wall s' columns) "
+        "of SPO over all policies'. 4c: spo-delta sigma = 0.05 through simulate; "
+        "'vectorised over the batch' has no number in the issue: 4c's target is mine"
+    )
+    return out
+
+
+def _report(run_dir: Path) -> Measured:
+    m = run_tree([CLI, "report", str(run_dir)])
+    if m.code != 0:
+        raise RuntimeError(f"report {run_dir} failed: {m.stderr.strip()[-300:]}")
+    return m
+
+
+def row_report(table: Table, quick: bool, fig1: Path | None, scratch: Path) -> None:
+    if fig1 is None:
+        table.add(Row("5a", "report lindner-fig1", status="skipped (needs row 4's run)"))
+    else:
+        m = _report(fig1)
+        table.add(
+            Row(
+                "5a",
+                f"report lindner-fig1 ({'quick' if quick else 'full'})",
+                (m.cpu, m.wall, m.rss_main_mb),
+                "-",
+                ratio="-",
+                target="<= 200 MB main proc.",
+                status=met(m.rss_main_mb <= 200) + (" (quick)" if quick else ""),
+            )
+        )
+    source = FULL_RUNS / "lindner-single-peaked"
+    if quick:
+        table.add(Row("5b", "report lindner-single-peaked (full)", status="skipped (--quick)"))
+    elif not (source / "results.sqlite").exists():
+        table.add(
+            Row(
+                "5b",
+                "report lindner-single-peaked (full)",
+                status="skipped (needs a full run: make figures)",
+            )
+        )
+    else:
+        copy = scratch / "lindner-single-peaked"
+        copy.mkdir()
+        for path in source.glob("results.sqlite*"):  # the store and its WAL; not the report
+            shutil.copy2(path, copy / path.name)
+        m = _report(copy)
+        table.add(
+            Row(
+                "5b",
+                "report lindner-single-peaked (full)",
+                (m.cpu, m.wall, m.rss_main_mb),
+                "-",
+                ratio="-",
+                target="<= 1 GB main proc.",
+                status=met(m.rss_main_mb <= 1024),
+            )
+        )
+    table.note(
+        "5: `impactbandits report DIR`, CPU of its process tree; MB = peak RSS of the main "
+        "process (wait4's ru_maxrss); 5b runs on a copy of runs/full/lindner-single-peaked's "
+        "store in a scratch folder"
+    )
+
+
+# -- row 6 ---------------------------------------------------------------------------------------
+
+
+def row_workers(table: Table, quick: bool, scratch: Path) -> None:
+    seeds = ["--seeds", "2"] if quick else []
+    whole = {}
+    for n in (1, 2):
+        extra = ["--workers", str(n), *seeds]
+        whole[n] = _reproduce("lindner-fig1", scratch / f"workers{n}", True, extra)
+    speedup = whole[1].wall / whole[2].wall
+    label = "fig1 --quick" + (" --seeds 2" if quick else "")
+    load = f"load {whole[1].load[0]:.1f}/{whole[2].load[0]:.1f}"
+    table.add(
+        Row(
+            "6a",
+            f"{label}: 2 workers",
+            (whole[2].cpu, whole[2].wall, whole[2].rss_tree_mb),
+            "1 worker",
+            (whole[1].cpu, whole[1].wall, whole[1].rss_tree_mb),
+            f"{speedup:.2f}x wall",
+            ">= 1.8x (idle)",
+            f"{met(speedup >= 1.8)} ({load})",
+        )
+    )
+    phase = {
+        n: run_workload(
+            "figure_run", figure="lindner-fig1", quick=True, seeds=2 if quick else None, workers=n
+        )
+        for n in (1, 2)
+    }
+    speedup = phase[1].result["wall"] / phase[2].result["wall"]
+    load = f"load {phase[1].load[0]:.1f}/{phase[2].load[0]:.1f}"
+    table.add(
+        Row(
+            "6b",
+            "  run phase only (run_experiment)",
+            _triple(phase[2], "rss_tree_mb"),
+            "1 worker",
+            _triple(phase[1], "rss_tree_mb"),
+            f"{speedup:.2f}x wall",
+            ">= 1.8x (idle)",
+            f"{met(speedup >= 1.8)} ({load})",
+        )
+    )
+    table.note(
+        f"6: process backend (forkserver); 6a the whole command (run + serial report phase), 6b "
+        f"run_experiment alone; MB = peak RSS of the tree; load = 1-min load average before the "
+        f"1- and 2-worker runs on {os.cpu_count()} cores: the target is for an idle machine"
+    )
+
+
+# -- row 7 ---------------------------------------------------------------------------------------
+
+
+def row_figures(table: Table) -> None:
+    from impactbandits.experiments.figures import FIGURES
+
+    if not TIMINGS.exists():
+        table.add(Row("7", "all figures, full scale", status="skipped (no timings.toml)"))
+        return
+    timings = {k: v for k, v in tomllib.loads(TIMINGS.read_text()).items() if k != "_meta"}
+    wall = sum(float(v["wall_s"]) for v in timings.values())
+    cpu = sum(float(v["cpu_s"]) for v in timings.values())
+    dates = sorted({str(v.get("date", "?")) for v in timings.values()})
+    missing = sorted(set(FIGURES) - set(timings))
+    table.add(
+        Row(
+            "7",
+            f"all {len(timings)}/{len(FIGURES)} figures, full scale",
+            (cpu, wall, max(float(v.get("peak_rss_mb", 0)) for v in timings.values())),
+            "-",
+            ratio=f"{wall / 60:.0f} min wall",
+            target="<= 30 min wall",
+            status=met(wall <= 1800 and not missing) + " (make figures)",
+        )
+    )
+    table.note(
+        f"7: not measured here: totals of docs/fidelity/timings.toml, written by `make figures` "
+        f"(benchmarks/fidelity/time_figures.py) on {', '.join(dates)}; MB = the largest "
+        "figure's peak RSS; "
+        + (f"missing figures: {', '.join(missing)}" if missing else "every registered figure")
+    )
+
+
+# == main ==========================================================================================
+
+ROWS = ("1", "2", "3", "4", "5", "6", "7")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny parameters (trying it out)")
+    parser.add_argument(
+        "--skip-figures", action="store_true", help="skip rows 4-5 (lindner-fig1 at full scale)"
+    )
+    parser.add_argument("--rows", nargs="+", choices=ROWS, default=list(ROWS))
+    parser.add_argument("--workload", help=argparse.SUPPRESS)
+    parser.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.workload:
+        print(json.dumps(WORKLOADS[args.workload](**json.loads(args.params))), flush=True)
+        return
+
+    rows = set(args.rows)
+    if args.skip_figures:
+        rows -= {"4", "5"}
+    table = Table()
+    start, load = time.perf_counter(), os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="engine-table-") as tmp:
+        scratch = Path(tmp)
+        fig1 = None
+        for key in ROWS:
+            if key not in rows:
+                continue
+            step = {
+                "1": partial(row_ucb1, table, args.quick),
+                "2": partial(row_r1, table, args.quick),
+                "3": partial(row_srum, table, args.quick),
+                "4": partial(row_fig1, table, args.quick, scratch),
+                "5": partial(row_report, table, args.quick, fig1, scratch),
+                "6": partial(row_workers, table, args.quick, scratch),
+                "7": partial(row_figures, table),
+            }[key]
+            result = _guard(table, key, step)
+            if key == "4":
+                fig1 = result
+    if args.skip_figures:
+        table.add(
+            Row("4-5", "lindner-fig1 full run and reports", status="skipped (--skip-figures)")
+        )
+    scale = "--quick: reduced sizes, targets are for full scale" if args.quick else "full scale"
+    header = (
+        f"Issue 13 engine table ({scale}); {time.strftime('%Y-%m-%d %H:%M')}, "
+        f"{os.cpu_count()} cores, load average at start {load[0]:.2f}/{load[1]:.2f}/"
+        f"{load[2]:.2f}; the table took {(time.perf_counter() - start) / 60:.1f} min wall; "
+        f"{_kernels()}"
+    )
+    print(table.render(header), flush=True)
+
+
+def _kernels() -> str:
+    """Whether the library's compiled round loops (numba) are on: they change every row."""
+    try:
+        from impactbandits import kernels
+    except ImportError:
+        return "no compiled kernels in this version"
+    try:
+        on = kernels.available()
+    except Exception as exc:  # a library in flux must not stop the table
+        return f"compiled kernels: unknown ({exc})"
+    if not on:
+        return "compiled kernels: off (numba missing or IMPACTBANDITS_KERNELS=0)"
+    import numba
+
+    return f"compiled kernels: on (numba {numba.__version__})"
+
+
+def _guard(table: Table, key: str, step: Any) -> Any:
+    try:
+        return step()
+    except Exception as exc:  # one failing row must not lose the others
+        table.add(Row(key, "(failed)", status=f"error: {exc}"[:200]))
+        return None
+
+
+if __name__ == "__main__":
+    main()

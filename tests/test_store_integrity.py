@@ -99,7 +99,9 @@ def _truncate(run_dir) -> None:
 
 
 def _flip_digit(run_dir) -> None:
-    def flip(payload: str) -> str:
+    def flip(payload: str | bytes) -> str | bytes:
+        if isinstance(payload, bytes):  # a binary payload: the last switch count, plus or minus 1
+            return payload[:-8] + bytes([payload[-8] ^ 1]) + payload[-7:]
         i = payload.index('"reward": [') + len('"reward": [')
         return payload[:i] + ("1" if payload[i] != "1" else "2") + payload[i + 1 :]
 

@@ -17,10 +17,16 @@ from matplotlib.figure import Figure
 from impactbandits.experiments.filenames import figure_stems
 from impactbandits.experiments.plots import plot_metric_vs_horizon, plot_metric_vs_time
 from impactbandits.experiments.store import Store
-from impactbandits.experiments.tidy import Seeds, read_table, store_coverage, warn_coverage
+from impactbandits.experiments.tidy import (
+    Seeds,
+    read_table,
+    seed_limit,
+    store_coverage,
+    warn_coverage,
+)
 from impactbandits.metrics import summarise
 
-__all__ = ["summary_table", "write_report"]
+__all__ = ["longest_cells", "summary_table", "write_report"]
 
 
 SUMMARY_METRICS = ("reward", "regret", "per_step_regret", "switches")
@@ -58,6 +64,18 @@ def summary_table(table: pd.DataFrame, metrics: Sequence[str] = SUMMARY_METRICS)
     return pd.DataFrame(rows)
 
 
+def longest_cells(store: Store, seeds: int | None) -> set[str]:
+    """Per environment and policy, the cells of the longest run with results (seeds below
+    ``seeds``): the rows :func:`~impactbandits.experiments.plots.plot_metric_vs_time` draws."""
+    stored = {cell for cell, seed in store.finished() if seeds is None or seed < seeds}
+    cells = [c for c in store.cells() if c["cell"] in stored]
+    rounds: dict[tuple[str, str], int] = {}
+    for c in cells:
+        pair = (c["environment"], c["policy"])
+        rounds[pair] = max(rounds.get(pair, 0), c["rounds"])
+    return {c["cell"] for c in cells if c["rounds"] == rounds[c["environment"], c["policy"]]}
+
+
 def write_report(
     run_dir: str | Path, extra_figures: Sequence[Path] = (), seeds: Seeds = None
 ) -> Path:
@@ -73,7 +91,9 @@ def write_report(
         coverage = store_coverage(store, spec, seeds)
         warn_coverage(coverage)
         table = read_table(store, spec, seeds=seeds)
-        trajectories = read_table(store, spec, trajectories=True, seeds=seeds)
+        # the time panels show the longest run of every policy: read only those trajectories
+        longest = longest_cells(store, seed_limit(spec, seeds))
+        trajectories = read_table(store, spec, trajectories=True, seeds=seeds, cells=longest)
     figures_dir = run_dir / "figures"
     figures_dir.mkdir(exist_ok=True)
     has_regret = table["regret"].notna().any()

@@ -12,19 +12,24 @@ line) on a damaged store, and :meth:`Store.create` (a run) checks the file and e
 a damaged store is copied aside (``results.sqlite.damaged-<time>``) and rebuilt from its intact
 rows, so the run recomputes only what was lost. A full disk raises :class:`DiskFullError`; the
 transaction in progress is rolled back, so the store stays consistent.
+
+Payloads are binary blobs (:mod:`~impactbandits.experiments.payload`); stores written before
+hold JSON text, and a store may hold both (an old store resumed by a newer version). Both are
+read into the same arrays; :meth:`Store.migrate` rewrites the JSON rows as blobs.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from impactbandits.errors import StoreError
 from impactbandits.experiments.cells import Cell
+from impactbandits.experiments.payload import decode, decode_json, encode
 from impactbandits.experiments.spec import ExperimentSpec, spec_from_mapping
 from impactbandits.experiments.store_repair import (
     DamagedStoreError,
@@ -37,6 +42,7 @@ from impactbandits.experiments.store_repair import (
     quick_check,
     rebuild,
     remove_database,
+    rewrite_json_rows,
     row_checksum,
     scan,
     verified_payload,
@@ -64,7 +70,7 @@ CREATE TABLE IF NOT EXISTS cells (
 CREATE TABLE IF NOT EXISTS results (
     cell TEXT NOT NULL,
     seed INTEGER NOT NULL,
-    payload TEXT NOT NULL,
+    payload BLOB NOT NULL,
     seconds REAL NOT NULL,
     crc INTEGER,
     PRIMARY KEY (cell, seed)
@@ -123,6 +129,14 @@ class Store:
                     f"output: {str(db_path)!r} is damaged beyond repair (its metadata cannot be "
                     "read); move it away and run again"
                 ) from None
+            if stored_key != spec.store_key() and stored_key == spec.store_key(version=1):
+                store.close()
+                raise StoreError(
+                    f"output: {str(run_dir)!r} holds this experiment's results from an older "
+                    "version (store format 1, before the counter-based noise of CHANGELOG.md); "
+                    "new results would not mix with them: choose another --out (report and "
+                    "export still read it)"
+                )
             if stored_key != spec.store_key():
                 store.close()
                 raise StoreError(
@@ -299,7 +313,7 @@ class Store:
         Raises :class:`DiskFullError` (nothing of ``records`` is stored) on a full disk."""
         rows = []
         for r in records:
-            payload = json.dumps(r.payload)
+            payload = r.payload if isinstance(r.payload, bytes) else encode(r.payload)
             rows.append((r.cell, r.seed, payload, r.seconds, row_checksum(r.cell, r.seed, payload)))
         with disk_full_as_error(f"storing results in {self.path}"), self._transaction():
             before = self._db.total_changes
@@ -321,26 +335,70 @@ class Store:
         except sqlite3.DatabaseError:
             raise self._damaged() from None
 
-    def results(self, seeds: int | None = None) -> Iterator[tuple[str, int, dict[str, Any]]]:
-        """Stream ``(cell, seed, payload)`` ordered by cell position and seed (``seeds``: only
-        seeds below it). Every row is verified (checksum, JSON); a damaged one raises
-        :class:`DamagedStoreError`."""
-        crc = "r.crc" if has_checksums(self._db) else "NULL"
-        query = (
-            f"SELECT r.cell, r.seed, r.payload, {crc} FROM results r JOIN cells c "
-            "ON c.cell = r.cell"
-            + ("" if seeds is None else " WHERE r.seed < ?")
-            + " ORDER BY c.position, r.seed"
-        )
-        params = () if seeds is None else (seeds,)
+    def _seeds_clause(self, seeds: int | None) -> tuple[str, tuple[int, ...]]:
+        return ("", ()) if seeds is None else (" AND seed < ?", (seeds,))
+
+    def samples(self, seeds: int | None = None) -> dict[str, tuple[int, dict[str, Any] | None]]:
+        """Per cell with results: how many are stored (``seeds``: only seeds below it) and the
+        decoded payload of its lowest seed (unverified: for sizing tables; ``None`` if it
+        cannot be decoded)."""
+        where, params = self._seeds_clause(seeds)
+        found: dict[str, tuple[int, dict[str, Any] | None]] = {}
         try:
-            for cell, seed, payload, checksum in self._db.execute(query, params):
-                value = verified_payload(cell, seed, payload, checksum)
-                if value is None:
-                    raise self._damaged()
-                yield str(cell), int(seed), value
+            for cell, count, seed in self._db.execute(
+                f"SELECT cell, COUNT(*), MIN(seed) FROM results WHERE 1{where} GROUP BY cell",
+                params,
+            ).fetchall():
+                row = self._db.execute(
+                    "SELECT payload FROM results WHERE cell = ? AND seed = ?", (cell, seed)
+                ).fetchone()
+                try:
+                    value = decode_json(row[0]) if isinstance(row[0], str) else decode(row[0])
+                except (ValueError, TypeError):
+                    value = None
+                found[str(cell)] = (int(count), value)
         except sqlite3.DatabaseError:
             raise self._damaged() from None
+        return found
+
+    def results(
+        self, seeds: int | None = None, cells: Collection[str] | None = None
+    ) -> Iterator[tuple[str, int, dict[str, Any]]]:
+        """Stream ``(cell, seed, payload)`` ordered by cell position and seed (``seeds``: only
+        seeds below it; ``cells``: only these cells). Payloads are decoded into arrays
+        (:mod:`~impactbandits.experiments.payload`; those of blobs are read-only views). Every
+        row is verified (checksum, decoding); a damaged one raises :class:`DamagedStoreError`.
+
+        Reads cell by cell through the ``(cell, seed)`` key, so SQLite never sorts payloads."""
+        crc = "crc" if has_checksums(self._db) else "NULL"
+        where, params = self._seeds_clause(seeds)
+        query = f"SELECT seed, payload, {crc} FROM results WHERE cell = ?{where} ORDER BY seed"
+        try:
+            keys = [str(c) for (c,) in self._db.execute("SELECT cell FROM cells ORDER BY position")]
+            for key in keys:
+                if cells is not None and key not in cells:
+                    continue
+                for seed, payload, checksum in self._db.execute(query, (key, *params)):
+                    value = verified_payload(key, seed, payload, checksum)
+                    if value is None:
+                        raise self._damaged()
+                    yield key, int(seed), value
+        except sqlite3.DatabaseError:
+            raise self._damaged() from None
+
+    def migrate(self, batch: int = 500) -> int:
+        """Rewrite the JSON payloads of an older store as binary blobs (with checksums), in
+        transactions of ``batch`` rows; returns the rows rewritten. A row that fails its
+        checksum or cannot be decoded raises :class:`DamagedStoreError` (its batch is not
+        written; the batches before are)."""
+        self._add_checksum_column()
+        with disk_full_as_error(f"migrating the store in {self.path}"):
+            try:
+                return rewrite_json_rows(self._db, batch)
+            except (sqlite3.DatabaseError, ValueError) as exc:
+                if is_disk_full(exc):
+                    raise
+                raise self._damaged() from None
 
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0])

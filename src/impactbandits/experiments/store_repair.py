@@ -2,19 +2,20 @@
 full disks.
 
 Every result row written since checksums were introduced carries ``crc``, the CRC32 of its key
-and payload text (:func:`row_checksum`); rows of older stores have ``crc = NULL`` (not verified:
-only checked to be valid JSON). :func:`scan` finds what can be trusted in a store: it runs
-``PRAGMA quick_check`` for the file's structure, then reads every row, and where the file is
-damaged (a page that raises ``sqlite3.DatabaseError``) it reads row by row, so one broken page
-costs only the rows on it. The store (:mod:`impactbandits.experiments.store`) uses the scan to
-refuse exports of damaged stores and to rebuild them before a run.
+and payload (:func:`row_checksum`: the bytes of a binary payload, see
+:mod:`~impactbandits.experiments.payload`, or the UTF-8 of an older JSON one); rows of older
+stores have ``crc = NULL`` (not verified: only checked to be valid JSON). :func:`scan` finds
+what can be trusted in a store: it runs ``PRAGMA quick_check`` for the file's structure, then
+reads every row, and where the file is damaged (a page that raises ``sqlite3.DatabaseError``)
+it reads row by row, so one broken page costs only the rows on it. The store
+(:mod:`impactbandits.experiments.store`) uses the scan to refuse exports of damaged stores and
+to rebuild them before a run.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import shutil
 import sqlite3
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from impactbandits.errors import StoreError
+from impactbandits.experiments.payload import decode, decode_json, encode
 
 __all__ = [
     "DamagedStoreError",
@@ -41,6 +43,7 @@ __all__ = [
     "quick_check",
     "rebuild",
     "remove_database",
+    "rewrite_json_rows",
     "row_checksum",
     "scan",
     "verified_payload",
@@ -50,10 +53,11 @@ __all__ = [
 _COPY_BATCH = 500
 
 
-def row_checksum(cell: str, seed: int, payload: str) -> int:
-    """CRC32 of a result row's key and payload text (the ``crc`` column)."""
+def row_checksum(cell: str, seed: int, payload: str | bytes) -> int:
+    """CRC32 of a result row's key and payload (the ``crc`` column): the blob's bytes, or the
+    UTF-8 of a JSON payload (stores written before the binary format)."""
     key = zlib.crc32(f"{cell}\x1f{seed}\x1f".encode())
-    return zlib.crc32(payload.encode("utf-8"), key)
+    return zlib.crc32(payload.encode("utf-8") if isinstance(payload, str) else payload, key)
 
 
 def has_checksums(db: sqlite3.Connection) -> bool:
@@ -138,16 +142,19 @@ def disk_full_as_error(what: str) -> Iterator[None]:
 def verified_payload(
     cell: object, seed: object, payload: object, checksum: object
 ) -> dict[str, Any] | None:
-    """The decoded payload, or ``None`` if the row fails its checksum or is not a JSON object."""
-    if not isinstance(cell, str) or not isinstance(seed, int) or not isinstance(payload, str):
+    """The decoded payload (:func:`~impactbandits.experiments.payload.decode` of a blob,
+    :func:`~impactbandits.experiments.payload.decode_json` of JSON text), or ``None`` if the
+    row fails its checksum or cannot be decoded (rows without a checksum are only decoded)."""
+    if not isinstance(cell, str) or not isinstance(seed, int):
+        return None
+    if not isinstance(payload, str | bytes):
         return None
     if checksum is not None and row_checksum(cell, seed, payload) != checksum:
         return None
     try:
-        value = json.loads(payload)
-    except ValueError:
+        return decode_json(payload) if isinstance(payload, str) else decode(payload)
+    except (ValueError, TypeError):
         return None
-    return value if isinstance(value, dict) else None
 
 
 class DamagedStoreError(StoreError):
@@ -172,18 +179,17 @@ def _json_valid_in_sql(db: sqlite3.Connection) -> bool:
 
 
 def _select(db: sqlite3.Connection) -> str:
-    """Columns ``rowid, cell, seed, crc, payload, valid``: the payload text only where a
-    checksum must be computed, ``valid`` (SQLite's ``json_valid``) for rows without one."""
-    if not has_checksums(db):
-        if _json_valid_in_sql(db):
-            return "SELECT rowid, cell, seed, NULL, NULL, json_valid(payload) FROM results"
-        return "SELECT rowid, cell, seed, NULL, payload, NULL FROM results"
-    if _json_valid_in_sql(db):
-        return (
-            "SELECT rowid, cell, seed, crc, CASE WHEN crc IS NULL THEN NULL ELSE payload END, "
-            "CASE WHEN crc IS NULL THEN json_valid(payload) END FROM results"
-        )
-    return "SELECT rowid, cell, seed, crc, payload, NULL FROM results"  # pragma: no cover
+    """Columns ``rowid, cell, seed, crc, payload, valid``: the payload only where it must be
+    checked in Python (a checksum, or a blob without one), ``valid`` (SQLite's
+    ``json_valid``) for JSON text without a checksum."""
+    crc = "crc" if has_checksums(db) else "NULL"
+    if not _json_valid_in_sql(db):  # pragma: no cover - SQLite without JSON functions
+        return f"SELECT rowid, cell, seed, {crc}, payload, NULL FROM results"
+    plain = f"{crc} IS NULL AND typeof(payload) = 'text'"
+    return (
+        f"SELECT rowid, cell, seed, {crc}, CASE WHEN {plain} THEN NULL ELSE payload END, "
+        f"CASE WHEN {plain} THEN json_valid(payload) END FROM results"
+    )
 
 
 def _row_ok(row: tuple[Any, ...]) -> bool:
@@ -191,13 +197,10 @@ def _row_ok(row: tuple[Any, ...]) -> bool:
     if not isinstance(cell, str) or not isinstance(seed, int):
         return False
     if crc is not None:
-        return isinstance(payload, str) and row_checksum(cell, seed, payload) == crc
+        return isinstance(payload, str | bytes) and row_checksum(cell, seed, payload) == crc
     if valid is not None:
         return bool(valid)
-    try:
-        return isinstance(json.loads(payload), dict)
-    except (TypeError, ValueError):
-        return False
+    return verified_payload(cell, seed, payload, None) is not None
 
 
 def _rowids(db: sqlite3.Connection) -> set[int]:
@@ -329,6 +332,38 @@ def copy_rows(
             flush()
     if batch:
         flush()
+
+
+def rewrite_json_rows(db: sqlite3.Connection, batch: int = _COPY_BATCH) -> int:
+    """Rewrite every JSON payload of ``db`` (a store with the ``crc`` column) as a binary blob
+    with its checksum, ``batch`` rows per transaction; returns the rows rewritten. Raises
+    :class:`ValueError` at a row that fails its checksum or cannot be decoded."""
+    done = last = 0
+    while True:
+        rows = db.execute(
+            "SELECT rowid, cell, seed, payload, crc FROM results "
+            "WHERE rowid > ? AND typeof(payload) = 'text' ORDER BY rowid LIMIT ?",
+            (last, batch),
+        ).fetchall()
+        if not rows:
+            return done
+        last = rows[-1][0]
+        updates = []
+        for rowid, cell, seed, text, checksum in rows:
+            value = verified_payload(cell, seed, text, checksum)
+            if value is None:
+                raise ValueError(f"result ({cell}, {seed}) is damaged")
+            blob = encode(value)
+            updates.append((blob, row_checksum(cell, seed, blob), rowid))
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany("UPDATE results SET payload = ?, crc = ? WHERE rowid = ?", updates)
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        done += len(updates)
 
 
 def rebuild(

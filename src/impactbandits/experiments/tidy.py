@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -32,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from impactbandits.errors import SpecError
+from impactbandits.experiments.columns import Columns, flat, groups, stack
 from impactbandits.experiments.spec import ExperimentSpec
 from impactbandits.experiments.store import Store, StoreWarning
 from impactbandits.metrics import competitive_ratio, per_step, regret
@@ -42,6 +44,7 @@ __all__ = [
     "Seeds",
     "read_table",
     "seed_coverage",
+    "seed_limit",
     "store_coverage",
     "tidy_table",
     "warn_coverage",
@@ -131,6 +134,11 @@ class SeedCoverage:
         return text
 
 
+def seed_limit(spec: ExperimentSpec, seeds: Seeds) -> int | None:
+    """The seeds a table shows: those below the returned number (``None``: every seed)."""
+    return spec.seeds if seeds is None else None if seeds == "all" else int(seeds)
+
+
 def _check_seeds(seeds: Seeds) -> None:
     if seeds is None or seeds == "all":
         return
@@ -193,113 +201,107 @@ def tidy_table(
 
 
 def read_table(
-    store: Store, spec: ExperimentSpec, trajectories: bool = False, seeds: Seeds = None
+    store: Store,
+    spec: ExperimentSpec,
+    trajectories: bool = False,
+    seeds: Seeds = None,
+    cells: Collection[str] | None = None,
 ) -> pd.DataFrame:
-    """:func:`tidy_table` from an open store, without checks or warnings."""
-    cells = {c["cell"]: c for c in store.cells()}
-    n_max = max((c["n_arms"] for c in cells.values()), default=0)
-    parts: dict[str, list[np.ndarray]] = {}
-    phase_names: list[str] = []
+    """:func:`tidy_table` from an open store, without checks or warnings; ``cells``: only the
+    results of these cell keys.
+
+    Streams the store: the columns are allocated once (their length counted first) and every
+    result is decoded straight into them; text columns are categorical codes."""
+    info = {c["cell"]: c for c in store.cells()}
+    n_max = max((c["n_arms"] for c in info.values()), default=0)
+    limit = seed_limit(spec, seeds)
+    keeps: dict[str, tuple[np.ndarray, np.ndarray | None]] = {}
+
+    def keep_of(key: str, times: np.ndarray) -> np.ndarray | None:
+        """Indices of the checkpoints shown (``None``: all of them)."""
+        if trajectories:
+            return None
+        cached = keeps.get(key)
+        if cached is None or not np.array_equal(cached[0], times):
+            grid = json.loads(info[key]["grid"])
+            cached = keeps[key] = (times, np.flatnonzero(np.isin(times, grid)))
+        return cached[1]
+
+    size = 0  # rows of the table: results × checkpoints shown of each
+    for key, (count, sample) in store.samples(seeds=limit).items():
+        if key not in info or (cells is not None and key not in cells):
+            continue
+        if sample is None:  # a guess: the columns grow if it is short
+            size += count * len(json.loads(info[key]["grid"]))
+        else:
+            keep = keep_of(key, sample["times"])
+            size += count * (sample["times"].size if keep is None else keep.size)
+    out = Columns(size)
+    # text columns are categorical codes: one small int per row, not an object
+    categories: dict[str, list[str]] = {"experiment": [spec.name], "environment": [], "policy": []}
     extra_names: list[str] = []
-    # text columns are stored as categorical codes: one small int per row, not an object
-    categories: dict[str, list[str]] = {
-        "experiment": [spec.name],
-        "environment": [],
-        "policy": [],
-    }
-
-    def code(column: str, value: str) -> int:
-        labels = categories[column]
-        if value not in labels:
-            labels.append(value)
-        return labels.index(value)
-
-    def push(name: str, values: np.ndarray) -> None:
-        parts.setdefault(name, []).append(values)
-
-    limit = spec.seeds if seeds is None else None if seeds == "all" else int(seeds)
-    for key, seed, p in store.results(seeds=limit):
-        cell = cells[key]
-        times = np.asarray(p["times"], dtype=np.int64)
-        grid = set(json.loads(cell["grid"]))
-        keep = np.ones(times.size, bool) if trajectories else np.isin(times, list(grid))
-        m = int(keep.sum())
+    phase_names: list[str] = []
+    rows = 0
+    for key, seeds_read, group in groups(store.results(seeds=limit, cells=cells)):
+        rows += len(group)
+        cell, first = info[key], group[0]
+        keep = keep_of(key, first["times"])
+        shown = first["times"] if keep is None else first["times"][keep]
+        n = len(group)
+        times = np.tile(shown, n)
+        out.start(times.size)
         anytime = cell["horizon"] is None
-        horizon = times if anytime else np.full(times.size, cell["horizon"])
-        optimum = (
-            np.full(times.size, np.nan)
-            if p["optimum"] is None
-            else np.asarray(p["optimum"], dtype=float)
-        )
-        push("experiment", np.zeros(m, dtype=np.int32))
-        push("environment", np.full(m, code("environment", cell["environment"]), np.int32))
-        push("policy", np.full(m, code("policy", cell["policy"]), np.int32))
-        push("horizon", horizon[keep])
-        push("time", times[keep])
-        push("run_horizon", np.full(m, cell["rounds"]))
-        push("anytime", np.full(m, anytime))
-        push("seed", np.full(m, seed))
-        push("reward", np.asarray(p["reward"])[keep])
-        push("expected_reward", np.asarray(p["expected"])[keep])
-        push("optimum", optimum[keep])
-        push("switches", np.asarray(p["switches"])[keep])
-        phase_switches = p.get("phase_switches")
-        push(
-            "phase_switches",
-            np.full(m, np.nan)
-            if phase_switches is None
-            else np.asarray(phase_switches, dtype=float)[keep],
-        )
-        pulls = np.full((times.size, n_max), np.nan)
-        pulls[:, : cell["n_arms"]] = np.asarray(p["pulls"], dtype=float)
+        out.put("experiment", 0, np.int32)
+        for name in ("environment", "policy"):
+            labels = categories[name]
+            if cell[name] not in labels:
+                labels.append(cell[name])
+            out.put(name, labels.index(cell[name]), np.int32)
+        out.put("horizon", times if anytime else cell["horizon"], np.int64)
+        out.put("time", times, np.int64)
+        out.put("run_horizon", cell["rounds"], np.int64)
+        out.put("anytime", anytime, np.bool_)
+        out.put("seed", np.repeat(np.asarray(seeds_read, dtype=np.int64), shown.size), np.int64)
+        reward, expected = flat(group, "reward", keep), flat(group, "expected", keep)
+        optimum = None if first["optimum"] is None else flat(group, "optimum", keep)
+        out.put("reward", reward)
+        out.put("expected_reward", expected)
+        out.put("optimum", optimum)
+        out.put("switches", flat(group, "switches", keep), np.int64)
+        has_switches = first["phase_switches"] is not None
+        out.put("phase_switches", flat(group, "phase_switches", keep) if has_switches else None)
+        pulls = stack([p["pulls"] for p in group], keep)
         for arm in range(n_max):
-            push(f"pulls_{arm}", pulls[keep, arm])
-        extras = p.get("extras") or {}
-        target = extras.get(p.get("regret_on") or "", None)
-        base = p["expected"] if target is None else target
-        push("_regret_base", np.asarray(base, dtype=float)[keep])
-        realised = extras.get(p.get("realised_on") or "", None)
-        base = p["reward"] if realised is None else realised
-        push("_realised_base", np.asarray(base, dtype=float)[keep])
-        for name in extras:
-            if name not in extra_names:
-                extra_names.append(name)
+            out.put(f"pulls_{arm}", pulls[:, :, arm].ravel() if arm < pulls.shape[2] else None)
+        extras = {
+            name: stack([p["extras"][name] for p in group], keep).ravel()
+            for name in first["extras"]
+        }
+        extra_names += [name for name in extras if name not in extra_names]
         for name in extra_names:
-            values = extras.get(name)
-            push(
-                f"extra:{name}",
-                np.full(m, np.nan) if values is None else np.asarray(values, dtype=float)[keep],
-            )
-        names = p.get("phase_names") or []
-        for name in names:
-            if name not in phase_names:
-                phase_names.append(name)
+            out.put(f"extra:{name}", extras.get(name))
+        names = first["phase_names"]
+        phase_names += [name for name in names if name not in phase_names]
+        phases = None if first["phases"] is None else stack([p["phases"] for p in group], keep)
         for name in phase_names:
-            if name in names and p["phases"] is not None:
-                counts = np.asarray(p["phases"], dtype=float)[:, names.index(name)]
-                push(f"phase_{name}", (counts / times)[keep])
-            else:
-                push(f"phase_{name}", np.full(m, np.nan))
-    if not parts:
+            share = None
+            if name in names and phases is not None:
+                share = (np.asarray(phases[:, :, names.index(name)], dtype=float) / shown).ravel()
+            out.put(f"phase_{name}", share)
+        if optimum is not None:
+            base = np.asarray(extras.get(first["regret_on"] or "", expected), dtype=float)
+            realised = np.asarray(extras.get(first["realised_on"] or "", reward), dtype=float)
+            out.put("regret", regret(optimum, base), computed=True)
+            out.put("realised_regret", regret(optimum, realised), computed=True)
+            out.put("per_step_regret", per_step(out.last("regret"), times), computed=True)
+            out.put("competitive_ratio", competitive_ratio(optimum, base), computed=True)
+        out.finish()
+    if not rows:
         columns = [*BASE_COLUMNS, *(f"pulls_{a}" for a in range(n_max))]
         return pd.DataFrame(columns=columns)
-    # phase columns that appeared late get NaN for the earlier rows
-    lengths = sum(len(a) for a in parts["seed"])
-    data = {}
-    for name, arrays in parts.items():
-        column = np.concatenate(arrays)
-        if column.size < lengths:
-            column = np.concatenate([np.full(lengths - column.size, np.nan), column])
-        data[name] = column
-    for column, labels in categories.items():
-        data[column] = pd.Categorical.from_codes(data[column], categories=labels)
-    regret_base = data.pop("_regret_base")
-    realised_base = data.pop("_realised_base")
+    data = out.columns()
+    for name, labels in categories.items():
+        data[name] = pd.Categorical.from_codes(data[name], categories=labels)
     data = {name.removeprefix("extra:"): values for name, values in data.items()}
-    table = pd.DataFrame(data)
-    table["regret"] = regret(table["optimum"], regret_base)
-    table["realised_regret"] = regret(table["optimum"], realised_base)
-    table["per_step_regret"] = per_step(table["regret"], table["time"])
-    table["competitive_ratio"] = competitive_ratio(table["optimum"], regret_base)
-    ordered = [*BASE_COLUMNS, *(c for c in table.columns if c not in BASE_COLUMNS)]
-    return table[ordered]
+    ordered = [*BASE_COLUMNS, *(c for c in data if c not in BASE_COLUMNS)]
+    return pd.DataFrame({name: data[name] for name in ordered}, copy=False)

@@ -22,6 +22,7 @@ from impactbandits.core.simulate import simulate
 from impactbandits.core.spaces import InvalidAction
 from impactbandits.errors import SpecError
 from impactbandits.experiments.cells import Task
+from impactbandits.experiments.payload import encode
 from impactbandits.experiments.spec import ComponentSpec
 from impactbandits.registry import (
     ENVIRONMENTS,
@@ -38,11 +39,13 @@ __all__ = ["ORACLE_CACHE", "OracleCache", "Record", "run_task"]
 
 @dataclass(frozen=True)
 class Record:
-    """The finished (cell, seed): its checkpoint summaries as JSON-ready lists."""
+    """The finished (cell, seed): its checkpoint summaries, encoded for the store
+    (:func:`~impactbandits.experiments.payload.encode`: one compact bytes object, cheap to
+    send between processes and stored as it is)."""
 
     cell: str
     seed: int
-    payload: dict[str, Any]
+    payload: bytes
     seconds: float
 
 
@@ -123,22 +126,24 @@ def _run_task(task: Task) -> list[Record]:
     seconds = (time.perf_counter() - start) / len(task.replications)
     records = []
     for i, rep in enumerate(task.replications):
-        payload: dict[str, Any] = {
-            "times": times.tolist(),
-            "reward": trajectory.reward[i].tolist(),
-            "expected": trajectory.expected[i].tolist(),
-            "optimum": None if optimum is None else optimum[i].tolist(),
-            "pulls": trajectory.pulls[i].tolist(),
-            "switches": trajectory.switches[i].tolist(),
-            "phases": None if trajectory.phases is None else trajectory.phases[i].tolist(),
-            "phase_names": list(policy.phases),
-            "phase_switches": None
-            if trajectory.phase_switches is None
-            else trajectory.phase_switches[i].tolist(),
-            "extras": {name: (v[i] if v.ndim == 2 else v).tolist() for name, v in extras.items()},
-            "regret_on": env.regret_on,
-            "realised_on": env.realised_on,
-        }
+        payload = encode(
+            {
+                "times": times,
+                "reward": trajectory.reward[i],
+                "expected": trajectory.expected[i],
+                "optimum": None if optimum is None else optimum[i],
+                "pulls": trajectory.pulls[i],
+                "switches": trajectory.switches[i],
+                "phases": None if trajectory.phases is None else trajectory.phases[i],
+                "phase_names": list(policy.phases),
+                "phase_switches": None
+                if trajectory.phase_switches is None
+                else trajectory.phase_switches[i],
+                "extras": {name: v[i] if v.ndim == 2 else v for name, v in extras.items()},
+                "regret_on": env.regret_on,
+                "realised_on": env.realised_on,
+            }
+        )
         records.append(Record(cell.key, int(rep), payload, seconds))
     return records
 

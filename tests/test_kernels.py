@@ -75,6 +75,27 @@ def test_compiled_loop_equals_the_readable_loop(env_spec, policy_spec):
     assert simulate_compiled(env, policy, 50, np.array([50]), 1, rng) is not None
 
 
+@pytest.mark.parametrize(
+    "means",
+    [
+        list(np.linspace(0.1, 0.9, 300)),
+        [0.5] * 40 + [0.6] * 40,  # exact ties everywhere: the lowest index must win
+        list(np.random.default_rng(1).random(64)),
+    ],
+    ids=["spread", "ties", "random"],
+)
+def test_ucb1_with_upper_bounds_equals_the_readable_loop_with_many_arms(means):
+    """UCB1's pruned selection (K >= 16) visits arms by decreasing upper bound: the same arm
+    as the full argmax, round by round (every round is a checkpoint)."""
+    env_spec = ("bernoulli", {"means": means})
+    fast = _run(env_spec, ("ucb1", {}), True, reps=(0, 1), rounds=3000,
+                checkpoints=np.arange(1, 3001))  # fmt: skip
+    slow = _run(env_spec, ("ucb1", {}), False, reps=(0, 1), rounds=3000,
+                checkpoints=np.arange(1, 3001))  # fmt: skip
+    np.testing.assert_array_equal(fast.pulls, slow.pulls)
+    np.testing.assert_array_equal(fast.reward, slow.reward)
+
+
 def test_compiled_noise_equals_the_numpy_noise_value_for_value():
     """Philox, ndtri and betaincinv inside the compiled loop against the NumPy path, on
     100,000 (replication, arm, pull) triples with large and odd/even indices."""

@@ -89,6 +89,103 @@ def _ucb1(counts: np.ndarray, sums: np.ndarray, bonus: float) -> int:
     return best
 
 
+#: From this many arms on, UCB1 selects through upper bounds (:func:`_ucb1_pruned`).
+UCB1_PRUNE_ARMS = 16
+
+
+@njit(cache=True, nogil=True)
+def _ucb1_epoch(
+    counts: np.ndarray,
+    sums: np.ndarray,
+    c: float,
+    t: int,
+    rounds: int,
+    upper: np.ndarray,
+    heap: np.ndarray,
+    position: np.ndarray,
+) -> tuple[int, float]:
+    """Start an epoch of UCB1's upper bounds at round ``t``: until round ``end`` every arm's
+    index ``sums/counts + sqrt(c ln t' / counts)`` (t' ≤ end) is at most
+    ``upper = sums/counts + sqrt(c ln end / counts)``, computed with the same operations (each
+    is monotone: ln over integers, ×, /, sqrt and + correctly rounded), so the bound holds for
+    the computed values themselves. Arms go into a binary max-heap on the bound. Returns
+    ``(end, c ln end)``."""
+    end = min(rounds, t + max(1, t // 32))
+    b = c * math.log(end)
+    k = counts.size
+    for i in range(k):
+        upper[i] = sums[i] / counts[i] + math.sqrt(b / counts[i])
+        heap[i] = i
+        position[i] = i
+    for j in range(k // 2 - 1, -1, -1):
+        _sift_down(j, upper, heap, position)
+    return end, b
+
+
+@njit(cache=True, nogil=True)
+def _sift_down(j: int, upper: np.ndarray, heap: np.ndarray, position: np.ndarray) -> None:
+    k = heap.size
+    while True:
+        child = 2 * j + 1
+        if child >= k:
+            return
+        if child + 1 < k and upper[heap[child + 1]] > upper[heap[child]]:
+            child += 1
+        if upper[heap[child]] <= upper[heap[j]]:
+            return
+        heap[j], heap[child] = heap[child], heap[j]
+        position[heap[j]] = j
+        position[heap[child]] = child
+        j = child
+
+
+@njit(cache=True, nogil=True)
+def _ucb1_move(arm: int, bound: float, upper: np.ndarray, heap: np.ndarray, position: np.ndarray):
+    """Give ``arm`` the new upper bound ``bound`` and restore the heap."""
+    upper[arm] = bound
+    j = position[arm]
+    while j > 0 and upper[heap[(j - 1) // 2]] < bound:
+        parent = (j - 1) // 2
+        heap[j] = heap[parent]
+        position[heap[j]] = j
+        j = parent
+    heap[j] = arm
+    position[arm] = j
+    _sift_down(j, upper, heap, position)
+
+
+@njit(cache=True, nogil=True)
+def _ucb1_pruned(
+    counts: np.ndarray,
+    sums: np.ndarray,
+    bonus: float,
+    upper: np.ndarray,
+    heap: np.ndarray,
+    stack: np.ndarray,
+) -> int:
+    """:func:`_ucb1` once every arm has been pulled: a depth-first walk of the heap of upper
+    bounds that skips every subtree whose bound is below the best index found so far — the
+    same arm (the lowest index among the maxima), usually after a handful of arms."""
+    best = -1
+    best_value = -math.inf
+    top = 0
+    stack[0] = 0
+    while top >= 0:
+        j = stack[top]
+        top -= 1
+        i = heap[j]
+        if upper[i] < best_value:
+            continue  # nothing below this node can reach the best index
+        value = sums[i] / counts[i] + math.sqrt(bonus / counts[i])
+        if value > best_value or (value == best_value and i < best):
+            best, best_value = i, value
+        for child in (2 * j + 1, 2 * j + 2):
+            if child < heap.size:
+                top += 1
+                stack[top] = child
+    return best
+
+
 @njit(cache=True, nogil=True)
 def _padded_index(counts: np.ndarray, sums: np.ndarray, padding: float, numerator: float) -> int:
     """:class:`~impactbandits.policies.nonstationary.DiscountedUCB` /
@@ -197,6 +294,14 @@ def run(
         ring_rewards = np.zeros(window)
         last = np.full(k, np.nan)
         previous_value = np.full(k, np.nan)
+        prune = kind == UCB1 and k >= UCB1_PRUNE_ARMS
+        upper = np.full(k, math.inf)
+        heap = np.arange(k)
+        position = np.arange(k)
+        stack = np.empty(k + 2, dtype=np.int64)
+        epoch_end = 0
+        epoch_bonus = 0.0
+        unpulled = 0  # lowest arm never pulled (UCB1 with pruning)
         reward = 0.0
         value = 0.0
         switches = 0
@@ -205,6 +310,17 @@ def run(
         for t in range(1, rounds + 1):
             if kind == GREEDY:
                 a = _greedy(counts, sums)
+            elif kind == UCB1 and prune:
+                while unpulled < k and counts[unpulled] > 0:
+                    unpulled += 1
+                if unpulled < k:
+                    a = unpulled  # the initial sweep: the first arm never pulled
+                else:
+                    if t > epoch_end:
+                        epoch_end, epoch_bonus = _ucb1_epoch(
+                            counts, sums, params[0], t, rounds, upper, heap, position
+                        )
+                    a = _ucb1_pruned(counts, sums, params[0] * math.log(t), upper, heap, stack)
             elif kind == UCB1:
                 a = _ucb1(counts, sums, params[0] * math.log(t))
             elif kind == EXP3:
@@ -263,6 +379,9 @@ def run(
             else:
                 counts[a] += 1.0
                 sums[a] += x
+                if prune and epoch_end >= t:
+                    bound = sums[a] / counts[a] + math.sqrt(epoch_bonus / counts[a])
+                    _ucb1_move(a, bound, upper, heap, position)
             if previous >= 0 and a != previous:
                 switches += 1
             previous = a

@@ -7,7 +7,8 @@ impactbandits[fast]``, which brings numba).
 * the policy is one of the built-ins with a kernel (paper variants, exactly that class, not a
   subclass): greedy, UCB1, EXP3 (:mod:`~impactbandits.policies.classic`), Rexp3, D-UCB,
   Lindner et al.'s UCB and SW-UCB (:mod:`~impactbandits.policies.nonstationary`), Lindner et
-  al.'s greedy and one-step-optimistic (:mod:`~impactbandits.policies.single_peaked`);
+  al.'s greedy, one-step-optimistic, SPO and SPO-δ (:mod:`~impactbandits.policies.single_peaked`,
+  SPO's LP (⋆) bound in :mod:`impactbandits.kernels.spo`);
 * the environment is a built-in whose outcomes depend on (replication, arm, pull number) only —
   the rested bandits (:class:`~impactbandits.envs.rested.RestedBandit` and its built-in
   instances, per-pull noise) and the stationary Bernoulli and Gaussian bandits — exactly that
@@ -65,6 +66,8 @@ def _policy_kernel(policy: Any) -> tuple[int, np.ndarray] | None:
         return loops.LAST_GREEDY, np.zeros(1)
     if kind is single_peaked.OneStepOptimistic:
         return loops.ONE_STEP, np.array([policy.noise_bound])
+    if kind in (single_peaked.SPO, single_peaked.SPODelta):
+        return loops.SPO, np.array([policy.width, policy.horizon, policy.initial])
     return None
 
 
@@ -97,8 +100,8 @@ def simulate_compiled(
     """The run's ``(reward, expected, pulls, switches)`` checkpoint arrays from the compiled
     loop, or ``None`` if this pair has no kernel. ``env`` and ``policy`` must have been reset
     (the policy's random streams untouched)."""
-    if not _pull_indexed(env):
-        return None
+    if not _pull_indexed(env) or env.records_arm_rewards or policy.phases:
+        return None  # the loops record neither per-arm rewards nor phases
     found = _policy_kernel(policy)
     if found is None or not available():  # numba is imported only for a pair it can run
         return None

@@ -9,6 +9,7 @@ DUCB = 4
 SWUCB = 5
 LAST_GREEDY = 6
 ONE_STEP = 7
+SPO = 8
 
 # noise models of the environments' pull models (0: none)
 NORMAL = 1

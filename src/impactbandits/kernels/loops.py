@@ -27,10 +27,13 @@ from impactbandits.kernels.kinds import (
     NORMAL,
     ONE_STEP,
     REXP3,
+    SPO,
     SWUCB,
     UCB1,
 )
 from impactbandits.kernels.noise import beta_inverse, normal, uniform53
+from impactbandits.kernels.spo import bound_add, capped_linear_sum, optimistic_sum
+from impactbandits.kernels.ucb_heap import UCB1_PRUNE_ARMS, ucb1_epoch, ucb1_move, ucb1_pruned
 
 #: Shape of the symmetric Beta behind bounded noise (:data:`impactbandits.envs.rested.
 #: BETA_NOISE_SHAPE`).
@@ -89,103 +92,6 @@ def _ucb1(counts: np.ndarray, sums: np.ndarray, bonus: float) -> int:
     return best
 
 
-#: From this many arms on, UCB1 selects through upper bounds (:func:`_ucb1_pruned`).
-UCB1_PRUNE_ARMS = 16
-
-
-@njit(cache=True, nogil=True)
-def _ucb1_epoch(
-    counts: np.ndarray,
-    sums: np.ndarray,
-    c: float,
-    t: int,
-    rounds: int,
-    upper: np.ndarray,
-    heap: np.ndarray,
-    position: np.ndarray,
-) -> tuple[int, float]:
-    """Start an epoch of UCB1's upper bounds at round ``t``: until round ``end`` every arm's
-    index ``sums/counts + sqrt(c ln t' / counts)`` (t' ≤ end) is at most
-    ``upper = sums/counts + sqrt(c ln end / counts)``, computed with the same operations (each
-    is monotone: ln over integers, ×, /, sqrt and + correctly rounded), so the bound holds for
-    the computed values themselves. Arms go into a binary max-heap on the bound. Returns
-    ``(end, c ln end)``."""
-    end = min(rounds, t + max(1, t // 32))
-    b = c * math.log(end)
-    k = counts.size
-    for i in range(k):
-        upper[i] = sums[i] / counts[i] + math.sqrt(b / counts[i])
-        heap[i] = i
-        position[i] = i
-    for j in range(k // 2 - 1, -1, -1):
-        _sift_down(j, upper, heap, position)
-    return end, b
-
-
-@njit(cache=True, nogil=True)
-def _sift_down(j: int, upper: np.ndarray, heap: np.ndarray, position: np.ndarray) -> None:
-    k = heap.size
-    while True:
-        child = 2 * j + 1
-        if child >= k:
-            return
-        if child + 1 < k and upper[heap[child + 1]] > upper[heap[child]]:
-            child += 1
-        if upper[heap[child]] <= upper[heap[j]]:
-            return
-        heap[j], heap[child] = heap[child], heap[j]
-        position[heap[j]] = j
-        position[heap[child]] = child
-        j = child
-
-
-@njit(cache=True, nogil=True)
-def _ucb1_move(arm: int, bound: float, upper: np.ndarray, heap: np.ndarray, position: np.ndarray):
-    """Give ``arm`` the new upper bound ``bound`` and restore the heap."""
-    upper[arm] = bound
-    j = position[arm]
-    while j > 0 and upper[heap[(j - 1) // 2]] < bound:
-        parent = (j - 1) // 2
-        heap[j] = heap[parent]
-        position[heap[j]] = j
-        j = parent
-    heap[j] = arm
-    position[arm] = j
-    _sift_down(j, upper, heap, position)
-
-
-@njit(cache=True, nogil=True)
-def _ucb1_pruned(
-    counts: np.ndarray,
-    sums: np.ndarray,
-    bonus: float,
-    upper: np.ndarray,
-    heap: np.ndarray,
-    stack: np.ndarray,
-) -> int:
-    """:func:`_ucb1` once every arm has been pulled: a depth-first walk of the heap of upper
-    bounds that skips every subtree whose bound is below the best index found so far — the
-    same arm (the lowest index among the maxima), usually after a handful of arms."""
-    best = -1
-    best_value = -math.inf
-    top = 0
-    stack[0] = 0
-    while top >= 0:
-        j = stack[top]
-        top -= 1
-        i = heap[j]
-        if upper[i] < best_value:
-            continue  # nothing below this node can reach the best index
-        value = sums[i] / counts[i] + math.sqrt(bonus / counts[i])
-        if value > best_value or (value == best_value and i < best):
-            best, best_value = i, value
-        for child in (2 * j + 1, 2 * j + 2):
-            if child < heap.size:
-                top += 1
-                stack[top] = child
-    return best
-
-
 @njit(cache=True, nogil=True)
 def _padded_index(counts: np.ndarray, sums: np.ndarray, padding: float, numerator: float) -> int:
     """:class:`~impactbandits.policies.nonstationary.DiscountedUCB` /
@@ -224,6 +130,41 @@ def _last_two(
             value = min(1.0, 2.0 * upper - lower) if upper >= lower else upper
         else:
             value = math.inf
+        if value > best_value:
+            best, best_value = i, value
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _spo(
+    last: np.ndarray,
+    previous: np.ndarray,
+    width: float,
+    remaining: int,
+    n: np.ndarray,
+    feasible: np.ndarray,
+    x: np.ndarray,
+    d: np.ndarray,
+) -> int:
+    """:class:`~impactbandits.policies.single_peaked.SPO` (paper variant) after the initial
+    pulls: ``argmax`` of the noise-free index (``width = 0``) or of LP (⋆)'s optimum, ``cap``
+    for arms whose (⋆) is infeasible; ties to the lowest index."""
+    best = 0
+    best_value = -math.inf
+    for i in range(last.size):
+        if width > 0:
+            if not feasible[i]:
+                value = min(1.0, last[i] + width) * remaining
+            elif n[i] <= 1:
+                value = float(remaining)
+            else:
+                value = capped_linear_sum(x[i], d[i], remaining)
+        else:
+            slope = last[i] - previous[i]
+            if slope >= 0:
+                value = optimistic_sum(last[i], max(slope, 0.0), remaining)
+            else:
+                value = last[i] * remaining
         if value > best_value:
             best, best_value = i, value
     return best
@@ -275,9 +216,10 @@ def run(
     summaries of :class:`~impactbandits.core.simulate.Trajectory` into the ``out_*`` arrays.
 
     ``params``: UCB1 ``(c,)``; EXP3 ``(γ,)``; Rexp3 ``(γ, Δ)``; D-UCB ``(padding, ξ, discount)``;
-    SW-UCB ``(B, ξ, τ)``; one-step-optimistic ``(ε̄,)`` — the values the policy object resolved
-    in ``reset``. ``values``: ``(R or 1, K, M or 1)`` expected rewards (a curve per arm, or a
-    mean per replication and arm); ``noise``, ``sigma``, ``key`` and ``replications_ids`` (the
+    SW-UCB ``(B, ξ, τ)``; one-step-optimistic ``(ε̄,)``; SPO ``(ε̄ or the δ-interval half-width,
+    T, initial pulls per arm)`` — the values the policy object resolved in ``reset``.
+    ``values``: ``(R or 1, K, M or 1)`` expected rewards (a curve per arm, or a mean per
+    replication and arm); ``noise``, ``sigma``, ``key`` and ``replications_ids`` (the
     seeds, as ``uint64``): the common noise (:func:`_outcome`)."""
     replications, k = replications_ids.size, values.shape[1]
     per_replication = values.shape[0] > 1
@@ -302,6 +244,17 @@ def run(
         epoch_end = 0
         epoch_bonus = 0.0
         unpulled = 0  # lowest arm never pulled (UCB1 with pruning)
+        lp = kind == SPO and params[0] > 0  # SPO's LP (⋆) state per arm (ConcaveBound)
+        bound_n = np.zeros(k, dtype=np.int64)
+        feasible = np.ones(k, dtype=np.bool_)
+        bound_x = np.full(k, np.nan)
+        bound_d = np.full(k, math.inf)
+        running_max = np.full(k, -math.inf)
+        pending = np.full(k, np.nan)
+        hull = rounds if lp else 1
+        hull_x = np.empty((k, hull), dtype=np.int64)
+        hull_y = np.empty((k, hull))
+        hull_len = np.zeros(k, dtype=np.int64)
         reward = 0.0
         value = 0.0
         switches = 0
@@ -317,10 +270,10 @@ def run(
                     a = unpulled  # the initial sweep: the first arm never pulled
                 else:
                     if t > epoch_end:
-                        epoch_end, epoch_bonus = _ucb1_epoch(
+                        epoch_end, epoch_bonus = ucb1_epoch(
                             counts, sums, params[0], t, rounds, upper, heap, position
                         )
-                    a = _ucb1_pruned(counts, sums, params[0] * math.log(t), upper, heap, stack)
+                    a = ucb1_pruned(counts, sums, params[0] * math.log(t), upper, heap, stack)
             elif kind == UCB1:
                 a = _ucb1(counts, sums, params[0] * math.log(t))
             elif kind == EXP3:
@@ -339,6 +292,16 @@ def run(
                     a = _padded_index(counts, sums, params[0], params[1] * math.log(total))
             elif kind in (LAST_GREEDY, ONE_STEP):
                 a = _last_two(pulls, last, previous_value, kind, params[0])
+            elif kind == SPO:
+                initial = int(params[2])
+                if t <= initial * k:
+                    a = (t - 1) // initial
+                else:
+                    remaining = int(params[1]) - (t - 1)
+                    a = _spo(
+                        last, previous_value, params[0], remaining, bound_n, feasible, bound_x,
+                        bound_d,
+                    )  # fmt: skip
             else:  # SWUCB
                 plays = min(t - 1, window)
                 if plays == 0:
@@ -373,15 +336,20 @@ def run(
                 sums[a] += x
                 ring_actions[slot] = a
                 ring_rewards[slot] = x
-            elif kind in (LAST_GREEDY, ONE_STEP):
+            elif kind in (LAST_GREEDY, ONE_STEP, SPO):
                 previous_value[a] = last[a]
                 last[a] = x
+                if lp:
+                    bound_add(
+                        a, x - params[0], x + params[0], bound_n, feasible, bound_x, bound_d,
+                        running_max, pending, hull_x, hull_y, hull_len,
+                    )  # fmt: skip
             else:
                 counts[a] += 1.0
                 sums[a] += x
                 if prune and epoch_end >= t:
                     bound = sums[a] / counts[a] + math.sqrt(epoch_bonus / counts[a])
-                    _ucb1_move(a, bound, upper, heap, position)
+                    ucb1_move(a, bound, upper, heap, position)
             if previous >= 0 and a != previous:
                 switches += 1
             previous = a

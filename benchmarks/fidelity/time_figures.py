@@ -104,7 +104,7 @@ def main() -> None:
             "process backend; CPU = user + system of the whole process tree; "
             "peak RSS of the tree (psutil, 0.2 s); measured by "
             "benchmarks/fidelity/time_figures.py; wall seconds depend on what else shares the "
-            "2 cores (these runs overlapped other jobs), CPU seconds do not"
+            "2 cores, CPU seconds do not"
         }
         write(timings)
     print(f"{'total':<24} wall {total_wall:>8.1f} s   CPU {total_cpu:>8.1f} s")

@@ -148,6 +148,7 @@ class CommonNoise:
         self.channels = int(channels)
         entries = len(self._reps) * self.channels
         self.window = int(min(1024, max(16, _even_power(self._BUDGET // max(entries, 1)))))
+        self._window = np.uint64(self.window)  # compared with uint64 views: no slow promotion
         self._offsets = np.arange(len(self._reps), dtype=np.int64) * self.channels
         self._values: np.ndarray | None = None
         self._base = np.full(entries, self._NEVER, dtype=np.int64)
@@ -189,7 +190,8 @@ class CommonNoise:
         """Values ``(R,)`` at ``channels[r]``, ``index[r]`` (indices ≥ 0) for every replication."""
         flat = self._offsets + channels
         pos = index - self._base.take(flat)
-        if (pos.view(np.uint64) >= self.window).any():
+        # one unsigned comparison catches both pos < 0 and pos >= window
+        if np.count_nonzero(pos.view(np.uint64) >= self._window):
             self._load(flat, index, pos)
             pos = index - self._base.take(flat)
         self._last[flat] = index
@@ -202,7 +204,7 @@ class CommonNoise:
         width = self.window
         if self._values is None:
             self._values = np.empty((self._base.size, width))
-        miss = pos.view(np.uint64) >= width
+        miss = pos.view(np.uint64) >= self._window
         need = flat[miss]
         start = index[miss] & ~1
         half_used = self._last - self._base >= width // 2

@@ -69,12 +69,12 @@ def test_uniform_and_normal_distributions():
 
 
 def test_normals_are_finite_at_the_extreme_integers():
-    # k = 0 and k = 2^52 - 1 (the largest 52-bit integer) map to finite, symmetric values
-    from scipy.special import ndtri
+    """The smallest and largest 53-bit integers map to finite, symmetric normals (a mapping
+    that used all 53 bits plus one half would round the largest to 1 and give +inf)."""
+    from impactbandits.core.philox import _to_normal
 
-    lo = ndtri(0.5 / 2**52)
-    hi = ndtri((2**52 - 1 + 0.5) / 2**52)
-    assert np.isfinite([lo, hi]).all() and lo == pytest.approx(-hi)
+    z = _to_normal(np.array([0, 2**53 - 1], dtype=np.uint64))
+    assert np.isfinite(z).all() and z[0] == pytest.approx(-z[1]) and z[0] < -8
 
 
 def test_stream_keys_differ_by_stream_and_entropy():

@@ -57,11 +57,6 @@ class _StationaryArms(Environment):
     def expected_rewards(self) -> np.ndarray:
         return self._mu.copy()
 
-    def pull_model(self, pulls: int) -> PullModel | None:
-        """What :meth:`step` computes, as a function of (replication, arm, pull), for the
-        compiled loops (:mod:`impactbandits.kernels`). Call after :meth:`reset`."""
-        raise NotImplementedError
-
 
 class BernoulliBandit(_StationaryArms):
     """Stationary Bernoulli bandit with means ``means`` (each in [0, 1]).
@@ -82,6 +77,7 @@ class BernoulliBandit(_StationaryArms):
         return Outcome(Feedback((u < mu).astype(float)), mu)
 
     def pull_model(self, pulls: int) -> PullModel | None:
+        """The compiled loops' view of :meth:`step` (:mod:`impactbandits.kernels`)."""
         return PullModel(self._mu[:, :, None], "bernoulli", 0.0, self._noise)
 
 
@@ -123,4 +119,5 @@ class GaussianBandit(_StationaryArms):
         return Outcome(Feedback(mu + self.sigma * z), mu)
 
     def pull_model(self, pulls: int) -> PullModel | None:
+        """The compiled loops' view of :meth:`step` (:mod:`impactbandits.kernels`)."""
         return PullModel(self._mu[:, :, None], "normal", self.sigma, self._noise)

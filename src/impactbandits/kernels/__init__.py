@@ -125,7 +125,7 @@ def simulate_compiled(
         key = np.zeros(2, dtype=np.uint64)
         ids = np.zeros(replications, dtype=np.uint64)
     if kind in (kinds.EXP3, kinds.REXP3):  # one uniform per round: what categorical() takes
-        uniforms = np.stack([g.random(rounds) for g in policy_rng.generators])
+        uniforms = policy_rng.random(rounds)
     else:
         uniforms = np.zeros((replications, 1))
     n_cp = checkpoints.size

@@ -21,7 +21,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from impactbandits.oracles.concave_bound import ConcaveBound, lp_bound, lp_bound_highs
+from impactbandits.oracles.concave_bound import ConcaveBound, lp_bound
+from impactbandits.oracles.concave_bound_reference import lp_bound_highs
 
 PAST_PULLS = 1000
 REMAINING = 10_000

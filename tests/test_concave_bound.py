@@ -10,14 +10,13 @@ import numpy as np
 import pytest
 
 from impactbandits.oracles import concave_bound
-from impactbandits.oracles.concave_bound import (
-    ConcaveBound,
-    capped_linear_sum,
-    lp_bound,
+from impactbandits.oracles.concave_bound import ConcaveBound, capped_linear_sum, lp_bound
+from impactbandits.oracles.concave_bound_reference import (
     lp_bound_highs,
     lp_solution_highs,
+    lp_violation,
+    optimal_sequence,
 )
-from impactbandits.oracles.concave_bound_reference import lp_violation, optimal_sequence
 
 #: Agreement required with HiGHS (objective, absolute).
 HIGHS_ABS = 1e-7

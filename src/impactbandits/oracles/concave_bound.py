@@ -17,7 +17,8 @@ Theorem 2 of the paper (Appendix C.2): its optimum is an upper bound on the futu
 attained by such an f. If (⋆) is infeasible the arm is in its decreasing phase (SPO then uses
 U_n·R; that is the caller's business). This module solves (⋆) exactly — :class:`ConcaveBound`
 incrementally, in O(1) per query after O(log n) work per observation; :func:`lp_bound` in one
-vectorised pass — instead of calling an LP solver (:func:`lp_bound_highs`, the test reference).
+vectorised pass — instead of calling an LP solver (the test reference is
+:func:`~impactbandits.oracles.concave_bound_reference.lp_bound_highs`).
 
 Notation: a_j = max(L_j, 0) and b_j = min(U_j, 1) are the clipped interval ends (the LP's two
 bound constraints on v_j together); Δ_j = v_j − v_{j−1}. A *feasible past* is v_1..v_n with
@@ -108,17 +109,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike
-from scipy.optimize import linprog
 
 __all__ = [
     "FEASIBILITY_TOLERANCE",
     "ConcaveBound",
     "capped_linear_sum",
     "lp_bound",
-    "lp_bound_highs",
-    "lp_solution_highs",
 ]
 
 #: Absolute slack allowed in the feasibility test m_n ≤ x*_n (float rounding only).
@@ -127,20 +124,11 @@ FEASIBILITY_TOLERANCE = 1e-9
 REWARD_MAX = 1.0
 #: Smallest reward: the LP's lower bound on every v_j.
 REWARD_MIN = 0.0
-#: HiGHS primal/dual feasibility tolerance for the reference solver (its default is 1e-7).
-HIGHS_TOLERANCE = 1e-10
-#: Coefficients of v_j, v_{j+1} in the monotonicity rows and of v_{j−2}, v_{j−1}, v_j in the
-#: concavity rows of (⋆), each row ≤ 0.
-_MONOTONE_STENCIL = (1.0, -1.0)
-_CONCAVE_STENCIL = (1.0, -2.0, 1.0)
 #: Vectorised elimination passes of :func:`_upper_hull` before its monotone-chain finish.
 MAX_HULL_PASSES = 16
 #: Largest (k, vertex) table :func:`lp_bound` builds densely for the tangent slopes σ_k; beyond,
 #: a vectorised binary search over the hull.
 DENSE_TANGENT_BUDGET = 1 << 18
-#: scipy ``linprog`` status codes.
-_LINPROG_OPTIMAL = 0
-_LINPROG_INFEASIBLE = 2
 
 
 def capped_linear_sum(value: float, slope: float, remaining: int) -> float:
@@ -457,76 +445,3 @@ def lp_bound(lower: ArrayLike, upper: ArrayLike, remaining: int) -> float | None
     x = max(x, float(majorant[-1]))  # x* ≥ m_n exactly; restores it after rounding
     d = float(((x - a[:-1]) / grid[n - 1 : 0 : -1]).min())
     return capped_linear_sum(x, d, r)
-
-
-def _constraint_matrix(size: int) -> sp.csr_matrix:
-    """Rows v_j − v_{j+1} ≤ 0 (monotone) then v_{j−2} − 2v_{j−1} + v_j ≤ 0 (concave)."""
-    blocks = []
-    for stencil in _MONOTONE_STENCIL, _CONCAVE_STENCIL:
-        rows = max(size - len(stencil) + 1, 0)
-        first = np.arange(rows)
-        blocks.append(
-            sp.coo_matrix(
-                (
-                    np.repeat([stencil], rows, axis=0).ravel(),
-                    (
-                        np.repeat(first, len(stencil)),
-                        (first[:, None] + np.arange(len(stencil))).ravel(),
-                    ),
-                ),
-                shape=(rows, size),
-            )
-        )
-    return sp.vstack(blocks, format="csr")
-
-
-def lp_solution_highs(lower: ArrayLike, upper: ArrayLike, remaining: int) -> np.ndarray | None:
-    """An optimal v_1..v_{n+R} of LP (⋆) (Lindner et al. 2021, Section 4) by HiGHS, or ``None``.
-
-    Reference solver for tests (not the production path): ``scipy.optimize.linprog`` with
-    ``method="highs"`` on (⋆) truncated at j = n + R (exact, see step 0 of the module
-    docstring), sparse constraints, feasibility tolerances :data:`HIGHS_TOLERANCE`. Returns
-    ``None`` when HiGHS reports infeasibility (including an interval empty after clipping).
-    """
-    lo, up = _as_intervals(lower, upper)
-    r = _check_remaining(remaining)
-    n = lo.size
-    size = n + r
-    lb = np.full(size, REWARD_MIN)
-    ub = np.full(size, REWARD_MAX)
-    lb[:n] = np.maximum(lo, REWARD_MIN)
-    ub[:n] = np.minimum(up, REWARD_MAX)
-    if (lb > ub).any():  # scipy rejects crossed bounds before calling HiGHS
-        return None
-    cost = np.zeros(size)
-    cost[n:] = -1.0
-    matrix = _constraint_matrix(size)
-    result = linprog(
-        cost,
-        A_ub=matrix if matrix.shape[0] else None,
-        b_ub=np.zeros(matrix.shape[0]) if matrix.shape[0] else None,
-        bounds=np.column_stack([lb, ub]),
-        method="highs",
-        options={
-            "primal_feasibility_tolerance": HIGHS_TOLERANCE,
-            "dual_feasibility_tolerance": HIGHS_TOLERANCE,
-        },
-    )
-    if result.status == _LINPROG_INFEASIBLE:
-        return None
-    if result.status != _LINPROG_OPTIMAL:
-        raise RuntimeError(f"HiGHS failed on LP (⋆): {result.message}")
-    return np.asarray(result.x, dtype=float)
-
-
-def lp_bound_highs(lower: ArrayLike, upper: ArrayLike, remaining: int) -> float | None:
-    """Optimum of LP (⋆) (Lindner et al. 2021, Section 4, Theorem 2) by HiGHS, or ``None``.
-
-    The test reference for :func:`lp_bound`: same inputs and conventions, solved by
-    :func:`lp_solution_highs`.
-    """
-    solution = lp_solution_highs(lower, upper, remaining)
-    if solution is None:
-        return None
-    n = np.asarray(lower).size
-    return float(solution[n:].sum())

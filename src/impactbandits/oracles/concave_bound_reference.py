@@ -8,12 +8,17 @@ Lindner, Heidari & Krause (IJCAI 2021), Section 4, LP (⋆), Theorem 2. Two help
   Its feasibility is a primal certificate that the bound is attained; HiGHS supplies the other
   side (no feasible point does better).
 * :func:`lp_violation` measures how far a candidate v is from satisfying (⋆)'s constraints.
+* :func:`lp_solution_highs` / :func:`lp_bound_highs` solve (⋆) with SciPy's HiGHS, the
+  independent reference the fast solver is tested against (kept here so the production path
+  never imports ``scipy.optimize``).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike
+from scipy.optimize import linprog
 
 from impactbandits.oracles.concave_bound import (
     REWARD_MAX,
@@ -24,7 +29,17 @@ from impactbandits.oracles.concave_bound import (
     _upper_hull,
 )
 
-__all__ = ["lp_violation", "optimal_sequence"]
+__all__ = ["lp_bound_highs", "lp_solution_highs", "lp_violation", "optimal_sequence"]
+
+#: HiGHS primal/dual feasibility tolerance for the reference solver (its default is 1e-7).
+HIGHS_TOLERANCE = 1e-10
+#: Coefficients of v_j, v_{j+1} in the monotonicity rows and of v_{j−2}, v_{j−1}, v_j in the
+#: concavity rows of (⋆), each row ≤ 0.
+_MONOTONE_STENCIL = (1.0, -1.0)
+_CONCAVE_STENCIL = (1.0, -2.0, 1.0)
+#: scipy ``linprog`` status codes.
+_LINPROG_OPTIMAL = 0
+_LINPROG_INFEASIBLE = 2
 
 
 def lp_violation(solution: ArrayLike, lower: ArrayLike, upper: ArrayLike) -> float:
@@ -82,3 +97,76 @@ def optimal_sequence(lower: ArrayLike, upper: ArrayLike, remaining: int) -> np.n
     past = np.minimum(chain, x - (n - 1 - grid) * d)
     future = np.minimum(REWARD_MAX, x + np.arange(1, r + 1) * d)
     return np.concatenate([past, future])
+
+
+def _constraint_matrix(size: int) -> sp.csr_matrix:
+    """Rows v_j − v_{j+1} ≤ 0 (monotone) then v_{j−2} − 2v_{j−1} + v_j ≤ 0 (concave)."""
+    blocks = []
+    for stencil in _MONOTONE_STENCIL, _CONCAVE_STENCIL:
+        rows = max(size - len(stencil) + 1, 0)
+        first = np.arange(rows)
+        blocks.append(
+            sp.coo_matrix(
+                (
+                    np.repeat([stencil], rows, axis=0).ravel(),
+                    (
+                        np.repeat(first, len(stencil)),
+                        (first[:, None] + np.arange(len(stencil))).ravel(),
+                    ),
+                ),
+                shape=(rows, size),
+            )
+        )
+    return sp.vstack(blocks, format="csr")
+
+
+def lp_solution_highs(lower: ArrayLike, upper: ArrayLike, remaining: int) -> np.ndarray | None:
+    """An optimal v_1..v_{n+R} of LP (⋆) (Lindner et al. 2021, Section 4) by HiGHS, or ``None``.
+
+    Reference solver for tests (not the production path): ``scipy.optimize.linprog`` with
+    ``method="highs"`` on (⋆) truncated at j = n + R (exact, see step 0 of the module
+    docstring), sparse constraints, feasibility tolerances :data:`HIGHS_TOLERANCE`. Returns
+    ``None`` when HiGHS reports infeasibility (including an interval empty after clipping).
+    """
+    lo, up = _as_intervals(lower, upper)
+    r = _check_remaining(remaining)
+    n = lo.size
+    size = n + r
+    lb = np.full(size, REWARD_MIN)
+    ub = np.full(size, REWARD_MAX)
+    lb[:n] = np.maximum(lo, REWARD_MIN)
+    ub[:n] = np.minimum(up, REWARD_MAX)
+    if (lb > ub).any():  # scipy rejects crossed bounds before calling HiGHS
+        return None
+    cost = np.zeros(size)
+    cost[n:] = -1.0
+    matrix = _constraint_matrix(size)
+    result = linprog(
+        cost,
+        A_ub=matrix if matrix.shape[0] else None,
+        b_ub=np.zeros(matrix.shape[0]) if matrix.shape[0] else None,
+        bounds=np.column_stack([lb, ub]),
+        method="highs",
+        options={
+            "primal_feasibility_tolerance": HIGHS_TOLERANCE,
+            "dual_feasibility_tolerance": HIGHS_TOLERANCE,
+        },
+    )
+    if result.status == _LINPROG_INFEASIBLE:
+        return None
+    if result.status != _LINPROG_OPTIMAL:
+        raise RuntimeError(f"HiGHS failed on LP (⋆): {result.message}")
+    return np.asarray(result.x, dtype=float)
+
+
+def lp_bound_highs(lower: ArrayLike, upper: ArrayLike, remaining: int) -> float | None:
+    """Optimum of LP (⋆) (Lindner et al. 2021, Section 4, Theorem 2) by HiGHS, or ``None``.
+
+    The test reference for :func:`lp_bound`: same inputs and conventions, solved by
+    :func:`lp_solution_highs`.
+    """
+    solution = lp_solution_highs(lower, upper, remaining)
+    if solution is None:
+        return None
+    n = np.asarray(lower).size
+    return float(solution[n:].sum())

@@ -14,7 +14,12 @@ impactbandits[fast]``, which brings numba).
   instances, per-pull noise) and the stationary Bernoulli and Gaussian bandits — exactly that
   class: it gives its ``pull_model`` (:class:`~impactbandits.core.pull_model.PullModel`: the
   expected reward of the m-th pull of each arm and the noise model), and the loop computes each
-  pull's reward on the spot, storing nothing per arm and pull.
+  pull's reward on the spot, storing nothing per arm and pull;
+* or the pair is Ron et al.'s SRUM (:class:`~impactbandits.policies.opportunity.
+  SelfRegulatedUtilityMaximization`, paper variant, UCB1 as the black box) on the
+  reward-opportunity bandit (:class:`~impactbandits.envs.opportunity.OpportunityBandit`) with a
+  built-in fairness function: :mod:`impactbandits.kernels.srum`, which also records the phases
+  and the per-arm rewards.
 
 Otherwise the readable NumPy loop runs. Both give identical numbers: every kernel transcribes
 its policy's operations in the same order, and the noise of each pull is computed from the
@@ -89,6 +94,19 @@ def _pull_indexed(env: Any) -> bool:
     return type(env) in kinds
 
 
+def _srum_pair(env: Any, policy: Any) -> bool:
+    """SRUM (paper variant; UCB1, paper variant, as the black box) on the reward-opportunity
+    bandit, exactly those classes (the fairness function is checked by the kernel)."""
+    from impactbandits.envs.opportunity import OpportunityBandit
+    from impactbandits.policies.classic import UCB1
+    from impactbandits.policies.opportunity import SelfRegulatedUtilityMaximization
+
+    if type(policy) is not SelfRegulatedUtilityMaximization or type(env) is not OpportunityBandit:
+        return False
+    inner = policy._inner
+    return policy.variant == "paper" and type(inner) is UCB1 and inner.variant == "paper"
+
+
 def simulate_compiled(
     env: Any,
     policy: Any,
@@ -96,10 +114,18 @@ def simulate_compiled(
     checkpoints: np.ndarray,
     replications: int,
     policy_rng: Any,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+) -> tuple[np.ndarray, ...] | None:
     """The run's ``(reward, expected, pulls, switches)`` checkpoint arrays from the compiled
     loop, or ``None`` if this pair has no kernel. ``env`` and ``policy`` must have been reset
-    (the policy's random streams untouched)."""
+    (the policy's random streams untouched). For SRUM the tuple goes on with the
+    ``(phases, arm_rewards, phase_switches)`` arrays (:class:`~impactbandits.core.simulate.
+    Trajectory`'s order)."""
+    if _srum_pair(env, policy):
+        if not available():
+            return None
+        from impactbandits.kernels.srum import simulate_srum
+
+        return simulate_srum(env, policy, rounds, checkpoints, replications)
     if not _pull_indexed(env) or env.records_arm_rewards or policy.phases:
         return None  # the loops record neither per-arm rewards nor phases
     found = _policy_kernel(policy)

@@ -1,0 +1,225 @@
+"""SRUM's compiled loop (Ron et al. 2021, Algorithm 2; :mod:`impactbandits.kernels.srum`) gives
+the same numbers as the readable loop, bit for bit: actions (pulls, switches), rewards, phases,
+phase switches and per-arm rewards, for every built-in fairness function, several λ, K, T, R,
+seeds and both reward models; user-defined fairness functions fall back to the readable loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+from impactbandits.kernels import available, simulate_compiled
+from impactbandits.opportunity.fairness import MonotoneCartesianFairness
+from impactbandits.registry import build_environment, build_policy
+
+pytestmark = pytest.mark.skipif(not available(), reason="numba not installed")
+
+FIELDS = ("reward", "expected", "pulls", "switches", "phases", "arm_rewards", "phase_switches")
+RON_MEANS = [0.2, 0.35, 0.5, 0.65, 0.8, 0.95]  # Ron et al. §5: μ_i = 0.2 + 0.15(i − 1)
+
+# module-level fairness functions, named "tests.test_kernels_srum:…" in the specs
+square = MonotoneCartesianFairness(scale=1 / 6, power=2.0)  # exact class: compiled
+root = MonotoneCartesianFairness(scale=1 / 6, power=0.5)
+cube = MonotoneCartesianFairness(scale=1 / 6, power=3)
+three_halves = MonotoneCartesianFairness(scale=1 / 6, power=1.5)
+
+
+class Halved(MonotoneCartesianFairness):
+    """A user subclass (its own f could differ): never compiled."""
+
+
+halved = Halved(scale=1 / 12)
+
+
+def quadratic(mu: np.ndarray) -> np.ndarray:
+    """A plain user function f(μ)_i = μ_i² / K (numerical range oracle)."""
+    return mu**2 / mu.shape[-1]
+
+
+def _env(fairness="linear", lam=0.4, means=None, **extra):
+    params = {"means": RON_MEANS if means is None else means, "fairness": fairness}
+    return ("opportunity", {**params, "transfer_cost": lam, **extra})
+
+
+def _run(env_spec, policy_params, compiled, rounds, reps=(0, 3, 7), horizon=None, every=False):
+    env = build_environment(*env_spec)
+    policy = build_policy("srum", policy_params)
+    times = np.arange(1, rounds + 1) if every else np.unique(np.r_[1, 2, 7, rounds // 3, rounds])
+    return simulate(
+        env,
+        policy,
+        rounds,
+        rounds if horizon is None else horizon,
+        times,
+        EnvironmentRandom(11, 5, list(reps)),
+        BatchRNG.from_key(11, (6,), list(reps)),
+        check_actions=False,
+        compiled=compiled,
+    )
+
+
+def _compiled(env_spec, policy_params) -> bool:
+    """``simulate_compiled`` takes the pair (else simulate falls back to the readable loop)."""
+    env, policy = build_environment(*env_spec), build_policy("srum", policy_params)
+    env.reset(EnvironmentRandom(11, 5, [0]))
+    rng = BatchRNG.from_key(11, (6,), [0])
+    policy.reset(env.action_space, 50, rng)
+    return simulate_compiled(env, policy, 50, np.array([50]), 1, rng) is not None
+
+
+def _assert_equal(env_spec, policy_params, rounds, **options):
+    fast = _run(env_spec, policy_params, True, rounds, **options)
+    slow = _run(env_spec, policy_params, False, rounds, **options)
+    for name in FIELDS:
+        got, want = getattr(fast, name), getattr(slow, name)
+        assert got is not None and want is not None, name
+        assert got.dtype == want.dtype and got.shape == want.shape, name
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    return slow
+
+
+FAIRNESS = ["zero", "uniform", "linear", "softmax"]
+LAMBDAS = [0.0, 0.1, 0.25, 0.4, 0.8]
+
+
+@pytest.mark.parametrize("lam", LAMBDAS)
+@pytest.mark.parametrize("fairness", FAIRNESS)
+def test_ron_instance_every_builtin_fairness_and_lambda(fairness, lam):
+    """Ron et al.'s instance (K = 6), Theorem 2's α and β."""
+    env_spec = _env(fairness, lam)
+    assert _compiled(env_spec, {})
+    _assert_equal(env_spec, {}, 3000)
+
+
+#: β wide enough to end phase 1 soon, α small enough to keep phase 2 going for a while
+NARROW = {"beta": 0.2, "alpha": 0.01}
+
+# (environment, SRUM parameters, T, options): chosen to pass through every phase and transition
+CASES = {
+    # Figure 2's two-arm instance: leaves phase 1 within T = 2000, phases 2, 3 and 4
+    "fig2-softmax-0.85": (_env("softmax", 0.85, [0.1, 0.95]), {}, 2000, {}),
+    "fig2-softmax-0.4": (_env("softmax", 0.4, [0.1, 0.95]), {}, 2000, {}),
+    "fig2-linear-0.85": (_env("linear", 0.85, [0.1, 0.95]), {}, 2000, {}),
+    # a wide β ends phase 1 at once, a small α keeps phase 2 going
+    "beta-wide-alpha-small": (_env("linear", 0.3), {"beta": 0.3, "alpha": 0.01}, 3000, {}),
+    "beta-wide-alpha-large": (_env("softmax", 0.3), {"beta": 0.3, "alpha": 0.5}, 3000, {}),
+    "uniform-beta-wide": (_env("uniform", 0.5), {"beta": 0.4}, 3000, {}),
+    "zero-beta-wide": (_env("zero", 0.5), {"beta": 0.4}, 2000, {}),
+    "per-arm-lambda": (_env("linear", [0.0, 0.9, 0.1, 0.5, 0.3, 0.05]), {"beta": 0.2}, 3000, {}),
+    # softmax with c > 1 and c < 0 (the range's corners swap)
+    "softmax-c3": (_env("softmax", 0.3, softmax_c=3.0), {"beta": 0.2, "alpha": 0.05}, 2500, {}),
+    "softmax-c-2": (_env("softmax", 0.3, softmax_c=-2.0), {"beta": 0.2, "alpha": 0.05}, 2500, {}),
+    "softmax-c0": (_env("softmax", 0.3, softmax_c=0.0), {"beta": 0.2}, 1500, {}),
+    # K = 2, 3, 10 (NumPy's pairwise sum: 8 accumulators from 8 values on) and 140 (halves)
+    "K2": (_env("linear", 0.2, [0.3, 0.6]), {"beta": 0.1}, 2000, {}),
+    "K3": (_env("softmax", 0.25, [0.5, 0.45, 0.9]), {"beta": 0.15}, 2000, {}),
+    "K10-softmax": (
+        _env("softmax", 0.3, list(np.linspace(0.05, 0.95, 10))),
+        {"beta": 0.25, "alpha": 0.02},
+        3000,
+        {},
+    ),
+    "K10-linear": (_env("linear", 0.5, list(np.linspace(0.05, 0.95, 10))), {}, 2000, {}),
+    "K140-softmax": (
+        _env("softmax", 0.5, list(np.linspace(0.01, 0.99, 140))),
+        {"beta": 0.45, "alpha": 0.001},
+        700,
+        {},
+    ),
+    # Beta rewards (κ = 4, the default, and 1.5)
+    "beta-rewards": (_env("linear", 0.3, distribution="beta"), {"beta": 0.2}, 2500, {}),
+    "beta-rewards-k1.5": (
+        _env("softmax", 0.85, [0.1, 0.95], distribution="beta", concentration=1.5),
+        {},
+        2000,
+        {},
+    ),
+    # monotone Cartesian f = scale·μ^power with NumPy's special exponents and general ones
+    **{
+        f"power-{name}": (_env(f"tests.test_kernels_srum:{name}", 0.3), NARROW, 2000, {})
+        for name in ("square", "root", "cube", "three_halves")
+    },
+    # λ = 0: phase 4 (the black box) from the first round
+    "lambda-0": (_env("softmax", 0.0), {}, 2000, {}),
+    # the black box's own constant; Theorem 2's α with the authors' K instead of K^{2/3}
+    "ucb1-c": (_env("linear", 0.1), {"black_box_params": {"c": 0.5}}, 3000, {}),
+    "alpha-rule": (_env("softmax", 0.3), {"alpha_rule": "authors-code", "beta": 0.2}, 2000, {}),
+    # the policy is told a longer horizon than is run (T enters ln T and ⌊T f(μ̂)_i⌋)
+    "horizon-longer": (_env("linear", 0.3), {"beta": 0.2}, 1500, {"horizon": 6000}),
+    # … or a shorter one: phase 2 outlasts the requirements ⌊T f(μ̂)_i⌋, phase 3 is empty
+    "horizon-shorter": (
+        _env("linear", 0.2, [0.3, 0.6]),
+        {"beta": 0.3, "alpha": 0.1},
+        3000,
+        {"horizon": 300},
+    ),
+    # one replication, another batch of seeds; every round a checkpoint
+    "one-replication": (_env("softmax", 0.85, [0.1, 0.95]), {}, 1500, {"reps": (4,)}),
+    "every-round": (_env("linear", 0.3), {"beta": 0.2}, 1200, {"reps": (5, 6), "every": True}),
+    "long": (_env("linear", 0.4), {}, 10_000, {"reps": (0, 1)}),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_compiled_srum_equals_the_readable_loop(case):
+    env_spec, params, rounds, options = CASES[case]
+    assert _compiled(env_spec, params)
+    _assert_equal(env_spec, params, rounds, **options)
+
+
+def test_the_cases_pass_through_every_phase_and_transition():
+    """Together the cases above visit phases 1-4 and the transitions 1→2, 1→3, 1→4 (phase 3
+    with every requirement met at once), 2→3, 2→4, 3→4, and start in phases 1, 2 (α, β wide
+    from the start), 3 and 4 (λ = 0). Phases are numbered 0-3 here."""
+    seen: set[tuple[int, int]] = set()
+    for env_spec, params, rounds, options in CASES.values():
+        options = {k: v for k, v in options.items() if k != "every"}
+        traj = _run(env_spec, params, True, rounds, every=True, **options)
+        counts = traj.phases  # (R, C, 4), every round a checkpoint
+        current = np.diff(counts, axis=1, prepend=0).argmax(axis=2)  # the phase of each round
+        for row in current:
+            change = np.flatnonzero(row[1:] != row[:-1])
+            seen.update(zip(row[change].tolist(), row[change + 1].tolist(), strict=True))
+            seen.add((-1, int(row[0])))
+    assert seen == {(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)} | {(-1, p) for p in range(4)}
+
+
+@pytest.mark.parametrize(
+    "fairness",
+    ["tests.test_kernels_srum:halved", "tests.test_kernels_srum:quadratic"],
+    ids=["subclass", "callable"],
+)
+def test_user_defined_fairness_falls_back_and_still_equals(fairness):
+    env_spec = _env(fairness, 0.3, [0.3, 0.5, 0.9])
+    params = {"beta": 0.3, "alpha": 0.05}
+    assert not _compiled(env_spec, params)
+    _assert_equal(env_spec, params, 300)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"variant": "authors-code"},
+        {"black_box": "greedy"},
+        {"black_box_params": {"variant": "authors-code"}},
+    ],
+    ids=["authors-code", "greedy-black-box", "authors-ucb1"],
+)
+def test_other_variants_and_black_boxes_fall_back(params):
+    assert not _compiled(_env("linear", 0.4), params)
+
+
+def test_disabled_by_the_environment_variable(monkeypatch):
+    monkeypatch.setenv("IMPACTBANDITS_KERNELS", "0")
+    assert not _compiled(_env("linear", 0.4), {})
+
+
+@pytest.mark.parametrize("n", [*range(1, 40), 64, 127, 128, 129, 200, 256, 300, 1000])
+def test_pairwise_sum_is_numpys_sum(n):
+    """The softmax denominator Σ_j e^{z_j} in NumPy's summation order (pairwise)."""
+    from impactbandits.kernels.srum import pairwise_sum
+
+    x = np.exp(np.random.default_rng(n).standard_normal(n + 3) * 8)
+    assert pairwise_sum(x, 3, n) == x[3:].sum()
+    assert pairwise_sum(x, 3, n) == x[None, 3:].sum(axis=-1, keepdims=True)[0, 0]

@@ -73,6 +73,7 @@ FIGURES: Mapping[str, str] = {
     "cella-fig3": "impactbandits.experiments.papers.cella:FIG3",
     "tang-fig2": "impactbandits.experiments.papers.tang:FIG2",
     "tang-fig3": "impactbandits.experiments.papers.tang:FIG3",
+    "rested-benchmark": "impactbandits.experiments.papers.rested_benchmark:BENCHMARK",
 }
 
 

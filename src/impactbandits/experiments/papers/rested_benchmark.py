@@ -1,0 +1,151 @@
+"""``rested-benchmark``: every rested-bandit algorithm of the library on every rested family,
+with exact policy regret, summarised as a leaderboard (issue 15, item 5).
+
+Families (environment labels ``"<family> / <name>"``, see
+:mod:`impactbandits.experiments.leaderboard`), Gaussian reward noise σ = :data:`SIGMA` on the
+families of Lindner et al. (2021) and each paper's own noise elsewhere:
+
+* single-peaked — Lindner et al. (2021) instances 1–3 (Figs 1, 8–10);
+* increasing — Heidari, Kearns & Roth (2016) families inc_1–inc_3 (α = 0.1);
+* FICO — Lindner et al. (2021) §5 credit lending, score change and bank utility;
+* recommender — Lindner et al. (2021) §5 synthetic recommender, instances A–C.
+
+Algorithms: SPO (with Gaussian noise the paper's Corollary 1, SPO-δ, told the family's σ),
+Patil et al.'s (2023) Algorithm 1, HKR (Heidari et al. 2016), SW-UCB and D-UCB (Garivier &
+Moulines 2011, Lindner et al.'s settings), EXP3 (γ tuned to the horizon) and Rexp3 (Besbes et
+al. 2014), UCB1 and greedy — each at its defaults. The rising (Metelli et al. 2022) and rotting
+(Levine et al. 2017; Seznec et al. 2019, 2020) families and their algorithms (R-ed-UCB, FEWA,
+RAW-UCB) join the benchmark when they are in the library: :func:`environments` and
+:func:`policies` are the two places. Every policy runs on every environment (HKR and
+Patil's algorithm assume increasing rewards: the benchmark shows what they do elsewhere).
+
+Horizons T = 2,000 and 10,000 with 30 replications (``--quick``: T = 300 and 1,000, 3
+replications). The leaderboard (``leaderboard.csv``, ``ranks.csv``, ``leaderboard.md`` and rank
+heat maps) is written by the figure's renderer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from impactbandits.experiments.figures import Figure, quick_name
+from impactbandits.experiments.leaderboard import FAMILY_SEPARATOR
+from impactbandits.experiments.spec import ExperimentSpec
+
+__all__ = ["BENCHMARK", "HORIZONS", "SEEDS", "SIGMA", "environments", "policies"]
+
+#: Gaussian reward noise on the Lindner et al. families.
+SIGMA = 0.05
+#: (full, quick) horizons and replications.
+HORIZONS = ((2_000, 10_000), (300, 1_000))
+SEEDS = (30, 3)
+
+
+def _label(family: str, name: str) -> str:
+    return f"{family}{FAMILY_SEPARATOR}{name}"
+
+
+def _noisy(sigma: float) -> dict[str, Any]:
+    return {"noise": "gaussian", "sigma": sigma}
+
+
+def environments(horizon: int) -> list[dict[str, Any]]:
+    """Every family's environments, long enough for ``horizon`` rounds."""
+    out: list[dict[str, Any]] = []
+    for instance in (1, 2, 3):
+        out.append(
+            {
+                "kind": "single-peaked",
+                "label": _label("single-peaked", f"instance {instance}"),
+                "instance": instance,
+                "length": horizon,
+                **_noisy(SIGMA),
+            }
+        )
+    for family in ("inc_1", "inc_2", "inc_3"):
+        out.append(
+            {
+                "kind": "increasing",
+                "label": _label("increasing", family),
+                "family": family,
+                "length": horizon,
+                **_noisy(SIGMA),
+            }
+        )
+    for curve in ("score_change", "bank_utility"):
+        out.append(
+            {
+                "kind": "fico",
+                "label": _label("FICO", curve.replace("_", " ")),
+                "curve": curve,
+                "length": horizon,
+                **_noisy(SIGMA),
+            }
+        )
+    for instance in ("A", "B", "C"):
+        out.append(
+            {
+                "kind": "recommender",
+                "label": _label("recommender", instance),
+                "instance": instance,
+                "length": horizon,
+                **_noisy(SIGMA),
+            }
+        )
+    return out
+
+
+def _sigma(entry: dict[str, Any]) -> float:
+    return float(entry.get("sigma", 0.0)) if entry.get("noise", "none") != "none" else 0.0
+
+
+def policies(envs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The benchmark's algorithms; SPO gets one entry per noise level (SPO-δ needs σ)."""
+    out: list[dict[str, Any]] = []
+    by_sigma: dict[float, list[str]] = {}
+    for env in envs:
+        by_sigma.setdefault(_sigma(env), []).append(env["label"])
+    for sigma, labels in sorted(by_sigma.items()):
+        entry = {"kind": "spo-delta", "sigma": sigma} if sigma > 0 else {"kind": "spo"}
+        out.append({**entry, "label": "SPO", "environments": labels})
+    out += [
+        {"kind": "patil", "label": "Patil Alg. 1"},
+        {"kind": "hkr", "label": "HKR"},
+        {"kind": "sw-ucb", "label": "SW-UCB"},
+        {"kind": "d-ucb", "label": "D-UCB"},
+        {"kind": "exp3", "label": "EXP3"},
+        {"kind": "r-exp3", "label": "R-EXP3"},
+        {"kind": "ucb1", "label": "UCB1"},
+        {"kind": "greedy", "label": "greedy"},
+    ]
+    return out
+
+
+def build(quick: bool) -> ExperimentSpec:
+    horizons = HORIZONS[1] if quick else HORIZONS[0]
+    envs = environments(max(horizons))
+    return ExperimentSpec.create(
+        name=quick_name("rested-benchmark", quick),
+        environments=envs,
+        policies=policies(envs),
+        horizons=list(horizons),
+        seeds=SEEDS[1] if quick else SEEDS[0],
+    )
+
+
+def render(run_dir: Path) -> list[Path]:
+    from impactbandits.experiments.leaderboard import write_leaderboard
+    from impactbandits.experiments.tidy import tidy_table
+
+    return write_leaderboard(tidy_table(run_dir), run_dir)
+
+
+BENCHMARK = Figure(
+    name="rested-benchmark",
+    title="Every rested algorithm on every rested family: a leaderboard",
+    source="impactbandits' cross-setting benchmark (Lindner et al. 2021; Heidari et al. 2016; "
+    "Patil et al. 2023)",
+    build=build,
+    render=render,
+)

@@ -314,8 +314,8 @@ def reproduce(
     its report.
 
     On 2 cores with the compiled loops, a figure takes 5 s to 4 min at full paper scale (about
-    25 min for all 17) and a few seconds with --quick; `impactbandits describe NAME` shows a
-    figure's size. Interrupted runs resume where they stopped."""
+    25 min for the 17 paper figures) and a few seconds with --quick; `impactbandits describe
+    NAME` shows a figure's size. Interrupted runs resume where they stopped."""
     from impactbandits.experiments.figures import get_figure
     from impactbandits.experiments.report import write_report
 

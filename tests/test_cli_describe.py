@@ -125,3 +125,16 @@ def test_usage_errors_are_one_line(args, field):
 def test_help_shows_types():
     result = CliRunner().invoke(cli, ["run", "--help"])
     assert "[serial|process|dask]" in result.output and "INTEGER>=1" in result.output
+
+
+def test_sources_cite_only_files_in_the_repository():
+    """Docstrings point to documents a reader of the repository has (issue 14, item 5)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cited = re.compile(r"\bdocs/[\w./-]+\.md\b")
+    for path in (root / "src/impactbandits").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "REPRODUCTION" not in text and "ARCHITECTURE" not in text, path
+        for name in cited.findall(text):
+            assert (root / name).is_file(), f"{path.name} cites {name}"

@@ -1,4 +1,4 @@
-"""Metrics computed after the run from recorded summaries (ARCHITECTURE principle 4).
+"""Metrics computed after the run from recorded summaries.
 
 * **regret** — ``optimum − cumulative expected reward`` (pseudo-regret; policy regret for rested
   and history-dependent settings, where the oracle is the exact optimal *policy*'s value);

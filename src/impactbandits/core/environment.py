@@ -1,7 +1,7 @@
 """The environment contract (batched) and an adapter for single-replication environments.
 
 An :class:`Environment` simulates ``R`` independent replications of one bandit problem in
-lockstep. It owns the dynamics and knows the truth (ARCHITECTURE principle 1): besides
+lockstep. It owns the dynamics and knows the truth: besides
 ``step``, it reports the expected reward of actions in its *current* state, which is what oracles
 and pseudo-regret use. Policies never see the environment object.
 
@@ -93,8 +93,8 @@ class Environment(ABC):
         raise NotImplementedError(f"{type(self).__name__} has no finite list of actions")
 
     def summary_metrics(self, trajectory: Any) -> dict[str, np.ndarray]:
-        """Extra per-checkpoint metrics computed after the run from the recorded summaries
-        (ARCHITECTURE principle 4): name → ``(R, C)`` or ``(C,)`` array. Default: none."""
+        """Extra per-checkpoint metrics computed after the run from the recorded summaries:
+        name → ``(R, C)`` or ``(C,)`` array. Default: none."""
         return {}
 
     def check_horizon(self, rounds: int) -> None:

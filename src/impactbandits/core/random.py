@@ -1,4 +1,4 @@
-"""Explicit, batch-independent randomness (ARCHITECTURE principle 5).
+"""Explicit, batch-independent randomness.
 
 Every draw comes from a :class:`numpy.random.Generator` built from a
 :class:`numpy.random.SeedSequence` whose ``spawn_key`` is ``(component key…, replication, …)``.
@@ -39,7 +39,7 @@ __all__ = [
     "stable_key",
 ]
 
-#: Component numbers of the spawn key (ARCHITECTURE principle 5: keyed by cell, replication,
+#: Component numbers of the spawn key (keyed by cell, replication,
 #: component). Fixed forever: changing them would change every published number.
 ENV_INSTANCE = 0
 ENV_NOISE = 1

@@ -3,7 +3,7 @@
 The loop records, at each checkpoint round, the cumulative realised reward, the cumulative
 expected reward of the chosen actions, the pulls of every arm, the number of switches and the
 rounds spent in each phase. Everything else (regret, competitive ratio, utility, …) is computed
-afterwards from these summaries (ARCHITECTURE principle 4). Per-round work is O(R·n) NumPy
+afterwards from these summaries. Per-round work is O(R·n) NumPy
 operations, independent of the history length.
 """
 

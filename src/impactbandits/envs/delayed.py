@@ -5,7 +5,7 @@ expected payoff is μ_i(τ) = (1 − f(τ)·1{0 < τ ≤ d_i})·μ_i, with τ = 
 and f non-increasing in [0, 1]. Payoffs are Bernoulli with that mean (common random numbers: the
 m-th pull of arm i in replication r uses the same uniform for every policy).
 
-* ``f``: ``decay`` γ gives f(τ) = γ^τ (REPRODUCTION.md §5: γ = 0.999), or explicit values
+* ``f``: ``decay`` γ gives f(τ) = γ^τ (docs/fidelity.md: γ = 0.999), or explicit values
   ``f = [f(1), f(2), …]`` (at least max d_i of them).
 * ``delays``: fixed, or drawn per replication uniformly from ``delay_range`` (Figure 2:
   {1, …, 6}) using the replication's instance stream — the same delays for every policy.
@@ -39,7 +39,7 @@ from impactbandits.params import NonNegativeFloat, Probability
 
 __all__ = ["DelayedPayoffBandit", "ranking_order"]
 
-#: REPRODUCTION.md §5: f(τ) = DEFAULT_DECAY^τ.
+#: docs/fidelity.md: f(τ) = DEFAULT_DECAY^τ.
 DEFAULT_DECAY = 0.999
 
 

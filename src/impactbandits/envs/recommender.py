@@ -8,7 +8,7 @@ Figs 14–16) model a user's engagement with a recommended item as the sum of an
     x_0 = 0,   x_j = x_{j−1} + n·γ^j − c·(x_{j−1} − v)   for j = 1..T−1
 
 (the paper prints ``f(t)`` on the right-hand side; the previous value is meant, as in the
-authors' code — REPRODUCTION.md §1). The reward of the m-th pull is ``x_{m−1}``, so the first
+authors' code — docs/fidelity.md). The reward of the m-th pull is ``x_{m−1}``, so the first
 pull gives 0. Each arm's sequence is rescaled on its own: shifted by ``−min(min x, 0)`` and
 divided by ``max(max x, 1)`` (the maximum taken before the shift). With the parameter ranges
 below the sequence never goes negative (``0 ≤ c < 1``, ``v, n ≥ 0``), so the shift is 0 and the
@@ -135,7 +135,7 @@ def recommender_parameters(
     """The ``(n_arms, 4)`` parameters ``(v, n, γ, c)`` of each arm, drawn from ``seed``.
 
     ``v = B·U1`` with ``B = 0`` if ``U_B < 0.2`` else 0.5, ``n = 0.5·U2``,
-    ``γ = 0.9 + 0.1·U3``, ``c = 0.2·U4`` (Lindner et al. 2021 §5, REPRODUCTION.md §1).
+    ``γ = 0.9 + 0.1·U3``, ``c = 0.2·U4`` (Lindner et al. 2021 §5, docs/fidelity.md).
 
     Args:
         n_arms: number of arms (items).

@@ -236,7 +236,7 @@ class RestedBandit(Environment):
 
 
 class SinglePeakedBandit(RestedBandit):
-    """Lindner et al.'s single-peaked instances (REPRODUCTION.md §1, Figs 1, 8–10): ``instance``
+    """Lindner et al.'s single-peaked instances (docs/fidelity.md, Figs 1, 8–10): ``instance``
     1, 2 or 3 (3 is Figure 1), or explicit ``params`` rows ``(k1, k2, c1, c2, l, a)``."""
 
     def __init__(

@@ -5,7 +5,7 @@ and is measured at every horizon of the grid; a horizon-aware policy gets one ce
 Each run also records ``spec.checkpoints`` trajectory points (half log-spaced, half linear) for
 regret-vs-time plots.
 
-Random streams are keyed so that common random numbers hold (ARCHITECTURE principle 5): the
+Random streams are keyed so that common random numbers hold: the
 environment's streams depend only on (root seed, environment content, replication), the
 policy's on (root seed, environment, policy, replication) — never on the horizon, the batch, the
 backend or the worker count.

@@ -1,6 +1,6 @@
 """The sweep runner: cells × seeds on a backend, streamed into the store.
 
-Backends (ARCHITECTURE principle 7) all take :func:`~impactbandits.experiments.worker.run_task`
+Backends all take :func:`~impactbandits.experiments.worker.run_task`
 through a :class:`concurrent.futures.Executor`-like interface:
 
 * ``serial`` — in this process, one task after the other;

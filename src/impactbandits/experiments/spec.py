@@ -1,4 +1,4 @@
-"""Experiment specifications: immutable, validated, hashable (ARCHITECTURE principle 6).
+"""Experiment specifications: immutable, validated, hashable.
 
 The same :class:`ExperimentSpec` comes from a TOML file (:func:`load_spec`) or from Python
 (:meth:`ExperimentSpec.create`). A TOML spec looks like::

@@ -1,7 +1,7 @@
 """Exact oracles for bandits with delay-dependent payoffs (B2DEP).
 
 Paper: Cella & Cesa-Bianchi, "Stochastic Bandits with Delay-Dependent Payoffs", AISTATS 2020
-(``papers/delay_dependent_payoffs_b2dep.md``); instance facts in ``REPRODUCTION.md`` §5.
+(Cella & Cesa-Bianchi 2020); instance facts in docs/fidelity.md.
 
 Model (Section 3, Eq. 1)
 ------------------------
@@ -64,7 +64,7 @@ Conventions checked against the paper's examples (see ``tests/test_delay_oracles
   ``1 + (T−1)/2`` and alternation ``1 + (T−1)(3/2 − ε)/2`` over ``T`` rounds (odd ``T``),
   exactly the paper's numbers; the alternation is optimal. The long-run ratio is
   ``2/(3 − 2ε)``, which tends to, but for ``ε > 0`` exceeds, the paper's "≤ 2/3".
-- Figure 3 (``REPRODUCTION.md`` §5): ``g(1) = g(2) = 0.7``; alternating one cycle of ``π_2``
+- Figure 3 (docs/fidelity.md): ``g(1) = g(2) = 0.7``; alternating one cycle of ``π_2``
   with one cycle of ``π_1`` (the periodic schedule ``1, 2, 1``) earns ``(0.75 + 0.7 + 13/15)/3
   ≈ 0.772`` (Fact 1 and its proof, supplementary §2). The exact optimum is higher still:
   ``1.7·(1 + 13/15)/4 ≈ 0.793`` with the cycle ``1, 1, 2, 2``.

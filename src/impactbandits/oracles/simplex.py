@@ -1,7 +1,7 @@
 """Exact oracles on the ε-grid of the simplex for action-dependent bandits.
 
-Paper: Tang, Ho & Liu, "Bandit Learning with Delayed Impact of Actions", NeurIPS 2021
-(``papers/delayed_impact_of_actions.md``), Section 4 (Algorithm 1, Eq. 6) and Section 2.
+Paper: Tang, Ho & Liu, "Bandit Learning with Delayed Impact of Actions", NeurIPS 2021,
+Section 4 (Algorithm 1, Eq. 6) and Section 2.
 
 Model and notation (Section 4)
 ------------------------------

@@ -24,7 +24,7 @@ __all__ = ["HKR", "PatilAnytime"]
 
 
 class HKR(SimplePolicy):
-    """Heidari et al. (2016) for increasing rewards (REPRODUCTION.md §1).
+    """Heidari et al. (2016) for increasing rewards (docs/fidelity.md).
 
     Phases: in each phase every active arm is pulled once (in index order). After a phase in
     which the active arms have p ≥ 2 pulls each, with F̂_i the cumulative observed reward,

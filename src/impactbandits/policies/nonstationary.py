@@ -7,7 +7,7 @@
   with a ring buffer of the last τ plays.
 * :class:`RExp3` — Rexp3 (Besbes, Gur & Zeevi 2014, §4): EXP3 restarted every Δ rounds.
 
-Defaults follow REPRODUCTION.md §1 (the authors' settings): ξ = 0.6, B = 1,
+Defaults are the authors' settings (docs/fidelity.md): ξ = 0.6, B = 1,
 D-UCB discount 1 − 1/(4√T), SW-UCB window ⌊4√(T ln T)⌋, Rexp3 variation budget V = 2.
 
 ``variant = "authors-code"`` reproduces Lindner et al.'s implementation

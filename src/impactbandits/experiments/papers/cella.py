@@ -1,5 +1,5 @@
 """Cella & Cesa-Bianchi (2020), "Stochastic bandits with delay-dependent payoffs" (AISTATS):
-the registered figures (REPRODUCTION.md §5).
+the registered figures (docs/fidelity.md).
 
 * ``cella-fig2`` (Figure 2): 7 Bernoulli arms with baseline means {0, 1/3, 2/3, 4/5, 13/15,
   14/15, 1}, f(τ) = 0.999^τ, delays drawn uniformly from {1, …, 6} per repetition, unit cost per

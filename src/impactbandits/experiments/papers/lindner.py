@@ -1,13 +1,13 @@
 """Lindner, Heidari & Krause (2021), "Addressing the Long-term Impact of ML Decisions via
 Policy Regret" (IJCAI): the registered figures.
 
-Every figure follows REPRODUCTION.md §1: horizons ``linspace(2N+1, Tmax, 100)`` rounded down,
-30 seeds, each horizon a separate run for horizon-aware algorithms, per-step policy regret
-against the exact optimum (:func:`~impactbandits.oracles.allocation.optimal_allocation`).
-``--quick`` keeps every environment and algorithm but uses 12 horizons, 5 seeds and a shorter
-Tmax (documented per figure).
+Every figure follows the paper's setup (docs/fidelity.md): horizons ``linspace(2N+1, Tmax,
+100)`` rounded down, 30 seeds, each horizon a separate run for horizon-aware algorithms,
+per-step policy regret against the exact optimum
+(:func:`~impactbandits.oracles.allocation.optimal_allocation`). ``--quick`` keeps every
+environment and algorithm but uses 12 horizons, 5 seeds and a shorter Tmax (documented per figure).
 
-Algorithm defaults (REPRODUCTION.md §1): SPO is Algorithm 1 when noise-free and, under
+Algorithm defaults (docs/fidelity.md): SPO is Algorithm 1 when noise-free and, under
 Gaussian noise, SPO with Corollary 1's δ-intervals (:func:`spo_entry` says why: the authors'
 ε̄ = 2σ is not a bound on Gaussian noise and produces a heavy tail of failing seeds);
 one-step-optimistic uses the authors' noise bound ε̄ = 2σ (FICO: max(0.1, 2σ)); EXP3 γ = 0.01;
@@ -63,7 +63,7 @@ DATA_SIGMAS = (0.0, 0.01, 0.05)
 #: authors' noise-free FICO bandits (``fico_all``) carry a noise model with bound 0.1 that is not
 #: injected, so their SPO runs the LP branch with ε̄ = 0.1 (the paper states no bound).
 FICO_MIN_NOISE_BOUND = 0.1
-#: Applicants per group in the authors' FICO arrays (REPRODUCTION.md §1, step 3).
+#: Applicants per group in the authors' FICO arrays (docs/fidelity.md).
 FICO_APPLICANTS = 1000
 #: The authors' recommender arrays have Tmax = 3000 values (their ``recommender_4``).
 RECOMMENDER_T_MAX = 3000
@@ -72,7 +72,7 @@ RECOMMENDER_NAMES = ("A", "B", "C")
 
 
 def horizon_grid(n_arms: int, t_max: int, count: int) -> list[int]:
-    """``linspace(2N+1, Tmax, count)`` rounded down (REPRODUCTION.md §1)."""
+    """``linspace(2N+1, Tmax, count)`` rounded down (docs/fidelity.md)."""
     return sorted({int(x) for x in np.floor(np.linspace(2 * n_arms + 1, t_max, count))})
 
 

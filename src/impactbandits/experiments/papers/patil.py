@@ -1,7 +1,7 @@
 """Patil, Nair, Ghalme & Khan (2023), "Mitigating disparity while maximizing reward: tight
 anytime guarantee for improving bandits" (IJCAI): the registered figures.
 
-No public code exists (REPRODUCTION.md §3); the choices below are ours and documented:
+No public code exists (docs/fidelity.md); the choices below are ours and documented:
 
 * ``patil-heidari`` (their Fig. 10): Heidari et al.'s families inc_1–inc_3 with the α values of
   Lindner et al.'s Figs 4–6; Algorithm 1 vs HKR vs round robin; per-step regret and competitive

@@ -1,5 +1,5 @@
 """Ron, Ben-Porat & Shalit (2021), "Corporate Social Responsibility via Multi-Armed Bandits"
-(FAccT): the registered figures (REPRODUCTION.md §4).
+(FAccT): the registered figures (docs/fidelity.md).
 
 K = 6 Bernoulli arms with μ_i = 0.2 + 0.15(i−1); λ ∈ {0, 0.4, 0.8}; f ∈ {f_uni = 1/K,
 f_lin = μ_i/K, f_sft = softmax(c·μ), c = 1}; SRUM (Algorithm 2) with UCB1 as the black box and

@@ -1,5 +1,5 @@
 """Tang, Ho & Liu (2021), "Bandit Learning with Delayed Impact of Actions" (NeurIPS): the
-registered figures. The paper gives no simulation constants and no code (REPRODUCTION.md §2);
+registered figures. The paper gives no simulation constants and no code (docs/fidelity.md);
 ours are:
 
 * Instances: the police model (Eq. 4), r_k(f) = high_k − f·(high_k − low_k), with

@@ -485,45 +485,9 @@ def row_workers(table: Table, quick: bool, scratch: Path) -> None:
             f"{met(speedup >= 1.8)} ({load})",
         )
     )
-    phase = {
-        n: run_workload(
-            "figure_run", figure="lindner-fig1", quick=True, seeds=2 if quick else None, workers=n
-        )
-        for n in (1, 2)
-    }
-    speedup = phase[1].result["wall"] / phase[2].result["wall"]
-    load = f"load {phase[1].load[0]:.1f}/{phase[2].load[0]:.1f}"
-    table.add(
-        Row(
-            "6b",
-            "  run phase only (run_experiment)",
-            _triple(phase[2], "rss_tree_mb"),
-            "1 worker",
-            _triple(phase[1], "rss_tree_mb"),
-            f"{speedup:.2f}x wall",
-            ">= 1.8x (idle)",
-            f"{met(speedup >= 1.8)} ({load})",
-        )
-    )
+    _run_phase_row(table, "6b", "  run phase only (run_experiment)", True, 2 if quick else None)
     if not quick:  # the quick figure is ~0.2 s of simulation now: mostly start-up
-        full = {
-            n: run_workload("figure_run", figure="lindner-fig1", quick=False, seeds=None, workers=n)
-            for n in (1, 2)
-        }
-        speedup = full[1].result["wall"] / full[2].result["wall"]
-        load = f"load {full[1].load[0]:.1f}/{full[2].load[0]:.1f}"
-        table.add(
-            Row(
-                "6c",
-                "  full fig1, run phase only",
-                _triple(full[2], "rss_tree_mb"),
-                "1 worker",
-                _triple(full[1], "rss_tree_mb"),
-                f"{speedup:.2f}x wall",
-                ">= 1.8x (idle)",
-                f"{met(speedup >= 1.8)} ({load})",
-            )
-        )
+        _run_phase_row(table, "6c", "  full fig1, run phase only", False, None)
     table.note(
         f"6: process backend (forkserver); 6a the whole command (run + serial report phase), 6b "
         f"run_experiment alone, 6c the same at full scale; MB = peak RSS of the tree; load = "
@@ -531,6 +495,28 @@ def row_workers(table: Table, quick: bool, scratch: Path) -> None:
         f"target is for an idle machine. Each worker pays a fixed start-up (imports, numba's "
         f"cached kernels, its own copy of the oracle memo) that the quick figure's ~0.2 s of "
         f"simulation cannot amortise"
+    )
+
+
+def _run_phase_row(table: Table, tag: str, label: str, quick: bool, seeds: int | None) -> None:
+    """``run_experiment`` of lindner-fig1 alone with 1 and 2 workers: the wall speed-up."""
+    phase = {
+        n: run_workload("figure_run", figure="lindner-fig1", quick=quick, seeds=seeds, workers=n)
+        for n in (1, 2)
+    }
+    speedup = phase[1].result["wall"] / phase[2].result["wall"]
+    load = f"load {phase[1].load[0]:.1f}/{phase[2].load[0]:.1f}"
+    table.add(
+        Row(
+            tag,
+            label,
+            _triple(phase[2], "rss_tree_mb"),
+            "1 worker",
+            _triple(phase[1], "rss_tree_mb"),
+            f"{speedup:.2f}x wall",
+            ">= 1.8x (idle)",
+            f"{met(speedup >= 1.8)} ({load})",
+        )
     )
 
 

@@ -440,13 +440,16 @@ def simulate_srum(
     n = env.action_space.n
     n_cp = checkpoints.size
     n_phases = len(policy.phases)
-    out_reward = np.empty((replications, n_cp))
-    out_expected = np.empty((replications, n_cp))
-    out_pulls = np.empty((replications, n_cp, n))
-    out_switches = np.empty((replications, n_cp), dtype=np.int64)
-    out_phases = np.empty((replications, n_cp, n_phases), dtype=np.int64)
-    out_arm_rewards = np.empty((replications, n_cp, n))
-    out_phase_switches = np.empty((replications, n_cp), dtype=np.int64)
+    # Trajectory's order: reward, expected, pulls, switches, phases, arm rewards, phase switches
+    outputs = (
+        np.empty((replications, n_cp)),
+        np.empty((replications, n_cp)),
+        np.empty((replications, n_cp, n)),
+        np.empty((replications, n_cp), dtype=np.int64),
+        np.empty((replications, n_cp, n_phases), dtype=np.int64),
+        np.empty((replications, n_cp, n)),
+        np.empty((replications, n_cp), dtype=np.int64),
+    )
     from impactbandits.policies.opportunity import CONFIDENCE_SCALE
 
     run_srum(
@@ -468,20 +471,6 @@ def simulate_srum(
         np.ascontiguousarray(policy.targets, dtype=np.float64),
         rounds,
         np.ascontiguousarray(checkpoints, dtype=np.int64),
-        out_reward,
-        out_expected,
-        out_pulls,
-        out_switches,
-        out_phases,
-        out_arm_rewards,
-        out_phase_switches,
+        *outputs,
     )
-    return (
-        out_reward,
-        out_expected,
-        out_pulls,
-        out_switches,
-        out_phases,
-        out_arm_rewards,
-        out_phase_switches,
-    )
+    return outputs

@@ -20,6 +20,8 @@ from impactbandits.envs.rested import (
     RestedBandit,
     SinglePeakedBandit,
 )
+from impactbandits.envs.restless import RestlessBandit
+from impactbandits.envs.rising import RestlessRisingBandit, RisingBandit
 from impactbandits.registry import ENVIRONMENTS, POLICIES, resolve
 from impactbandits.testing import check_environment, check_policy
 
@@ -43,6 +45,8 @@ POLICY_PARAMS = {
     "hd-ucb": [{}, {"resolution": 4, "eta": 0.3}],
     "cucb": [{"resolution": 4}],
     "one-hot": [{}, {"base": "exp3", "base_params": {"gamma": 0.1}}],
+    "r-ed-ucb": [{}, {"variant": "authors-code"}, {"epsilon": 0.5, "alpha": 2.0}],
+    "r-less-ucb": [{}, {"variant": "authors-code"}],
 }
 ENV_FACTORIES = {
     "bernoulli": lambda: BernoulliBandit([0.1, 0.9, 0.5]),
@@ -57,6 +61,11 @@ ENV_FACTORIES = {
     "imab": lambda: ImprovingBandit("random", k=4, length=600, noise="gaussian", sigma=0.05),
     "opportunity": lambda: OpportunityBandit([0.2, 0.5, 0.8], "softmax", 0.4),
     "impact": lambda: ImpactBandit([0.9, 0.8, 0.7], [0.3, 0.4, 0.5], gamma=0.3),
+    "restless": lambda: RestlessBandit(
+        [[0.1, 0.5, 0.9] * 100, [0.4] * 300], noise="gaussian", sigma=0.1
+    ),
+    "rising": lambda: RisingBandit("random", length=500, seed=3, scale=400),
+    "rising-restless": lambda: RestlessRisingBandit("2-arms", length=500, variant="authors-code"),
     "delayed": lambda: DelayedPayoffBandit(
         [0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9], delay_range=[1, 3], decay=0.9, switching_cost=1.0
     ),

@@ -230,6 +230,12 @@ ENV_CASES: list[tuple[str, dict[str, Any] | None, bool]] = [
     ),
     ("imab", {"family": "random", "k": 4, "length": 300}, True),
     ("imab", {"family": "random", "k": 4, "length": 300, "noise": "beta", "sigma": 0.05}, False),
+    ("restless", {"curves": [[0.1, 0.2, 0.3] * 100, [0.3, 0.2, 0.1] * 100]}, True),
+    ("restless", {"curves": [[0.1, 0.2], [0.3, 0.2]], "noise": "beta-mean"}, False),
+    ("rising", {"instance": "2-arms", "length": 300, "noise": "none"}, True),
+    ("rising", {"instance": "2-arms", "length": 300}, False),  # Beta observations by default
+    ("rising-restless", {"instance": "random", "length": 300, "noise": "none"}, True),
+    ("rising-restless", {"instance": "15-arms", "length": 300}, False),
     ("opportunity", None, False),  # None: the contract tests' instance
     ("impact", None, False),
     ("delayed", None, False),

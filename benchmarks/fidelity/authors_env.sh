@@ -3,7 +3,7 @@
 # for the side-by-side harnesses in this folder.  Nothing here is imported by the library:
 # the authors' code is read and run, never copied into impactbandits.
 #
-# Usage:   bash benchmarks/fidelity/authors_env.sh lindner|ron|cella     # progress on stderr
+# Usage:   bash benchmarks/fidelity/authors_env.sh lindner|ron|cella|metelli     # progress on stderr
 #          PY=$(bash benchmarks/fidelity/authors_env.sh lindner | tail -n 1)
 # The last two lines on stdout are the venv's python interpreter and the source directory.
 #
@@ -17,6 +17,7 @@ die() { echo "authors_env.sh: error: $*" >&2; exit 2; }
 log() { echo "authors_env.sh: $*" >&2; }
 
 NAME="${1:-}"
+PATHS=()
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PYTHON="${PYTHON:-python3}"
 MIRROR="${AUTHORS_MIRROR:-/work/.mirror}"
@@ -36,7 +37,12 @@ case "$NAME" in
     REPO="LeonardoCella/DelayDependentPayoffs"; COMMIT="06c4031"
     REQUIREMENTS=("numpy==1.26.4" "scipy==1.13.1" "matplotlib==3.8.4")
     ;;
-  *) die "NAME: expected one of lindner, ron, cella (got '${NAME}')" ;;
+  metelli)
+    REPO="albertometelli/stochastic-rising-bandits"; COMMIT="2b49e82"
+    REQUIREMENTS=("numpy==1.26.4" "tqdm==4.66.5")
+    PATHS=("src")  # the snapshot lacks the large data files; the code is all under src/
+    ;;
+  *) die "NAME: expected one of lindner, ron, cella, metelli (got '${NAME}')" ;;
 esac
 
 ROOT="$HERE/.authors/$NAME"
@@ -62,7 +68,7 @@ else
   GITDIR="$MIRROR/${REPO/\//+}/repo"
   [[ -d "$GITDIR" ]] || die "no snapshot of $REPO at $GITDIR; fetch it first or set $override_var"
   log "exporting $REPO@$COMMIT from $GITDIR"
-  git --git-dir="$GITDIR" archive "$COMMIT" | tar -x -C "$SRC" \
+  git --git-dir="$GITDIR" archive "$COMMIT" "${PATHS[@]}" | tar -x -C "$SRC" \
     || die "cannot export commit $COMMIT of $REPO"
 fi
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PAGE = HERE.parent / "fidelity.md"
-PAPERS = ("lindner", "patil", "ron", "cella", "tang", "demo", "benchmark")
+PAPERS = ("lindner", "patil", "ron", "cella", "tang", "metelli", "rotting", "demo", "benchmark")
 STATUSES = ("reproduced", "differs-explained", "differs-unexplained")
 FIELDS = ("name", "paper", "claim", "measured", "authors", "status")
 

@@ -62,6 +62,9 @@ ENVIRONMENTS: Mapping[str, str] = {
     "opportunity": "impactbandits.envs.opportunity:OpportunityBandit",
     "delayed": "impactbandits.envs.delayed:DelayedPayoffBandit",
     "impact": "impactbandits.envs.impact:ImpactBandit",
+    "restless": "impactbandits.envs.restless:RestlessBandit",
+    "rising": "impactbandits.envs.rising:RisingBandit",
+    "rising-restless": "impactbandits.envs.rising:RestlessRisingBandit",
 }
 
 POLICIES: Mapping[str, str] = {
@@ -75,6 +78,8 @@ POLICIES: Mapping[str, str] = {
     "d-ucb": "impactbandits.policies.nonstationary:DiscountedUCB",
     "sw-ucb": "impactbandits.policies.nonstationary:SlidingWindowUCB",
     "r-exp3": "impactbandits.policies.nonstationary:RExp3",
+    "r-ed-ucb": "impactbandits.policies.rising:RedUCB",
+    "r-less-ucb": "impactbandits.policies.rising:RlessUCB",
     "spo": "impactbandits.policies.single_peaked:SPO",
     "spo-delta": "impactbandits.policies.single_peaked:SPODelta",
     "one-step-optimistic": "impactbandits.policies.single_peaked:OneStepOptimistic",
@@ -100,6 +105,7 @@ ORACLES: Mapping[str, str] = {
     "opportunity_optimum": "impactbandits.oracles.opportunity:opportunity_optimum",
     "ghost": "impactbandits.oracles.ranking:ghost_oracle",
     "best_fixed_policy": "impactbandits.oracles.impact:best_fixed_policy_oracle",
+    "best_arm_per_round": "impactbandits.oracles.restless:best_arm_per_round",
 }
 
 _TABLES = {"environment": ENVIRONMENTS, "policy": POLICIES, "oracle": ORACLES}

@@ -9,7 +9,11 @@ every policy. Noise models:
 * ``"none"`` — noise-free observations;
 * ``"gaussian"`` — N(0, σ²), unbounded (Lindner et al.'s experiments);
 * ``"beta"`` — bounded symmetric noise ``σ·(2B − 1)`` with ``B ~ Beta(a, a)``, ``a =``
-  :data:`BETA_NOISE_SHAPE`: values in [−σ, σ], the bounded-noise setting of Lindner et al. §4.
+  :data:`BETA_NOISE_SHAPE`: values in [−σ, σ], the bounded-noise setting of Lindner et al. §4;
+* ``"beta-mean"`` — not additive: the observation itself is ``Beta(α, β)`` with mean the
+  expected reward μ (``α = β μ / (1 − μ)``, μ clipped to [10⁻⁶, 1 − 10⁻⁶], β =
+  :data:`BETA_MEAN_SHAPE`; ``sigma`` unused), values in [0, 1]: the observation model of
+  Metelli et al.'s (2022) experiments (their ``RewardModel.beta_noise``).
 
 ``noise_draws = "per-evaluation"`` (with noise) reproduces the authors' noisy arms, which
 draw fresh noise at every *evaluation* of f, re-evaluations of past pulls included: the
@@ -47,6 +51,7 @@ from impactbandits.errors import SpecError
 from impactbandits.params import NonNegativeFloat, PositiveFloat, PositiveInt, Probability
 
 __all__ = [
+    "BETA_MEAN_SHAPE",
     "BETA_NOISE_SHAPE",
     "ConstantBandit",
     "DecreasingBandit",
@@ -59,7 +64,7 @@ __all__ = [
     "validate_curves",
 ]
 
-NoiseKind = Literal["none", "gaussian", "beta"]
+NoiseKind = Literal["none", "gaussian", "beta", "beta-mean"]
 NoiseDraws = Literal["per-pull", "per-evaluation"]
 #: Fresh evaluations per arm and round with ``noise_draws = "per-evaluation"``: three of the
 #: last pull's value f_i(n_i), then two of the previous one's f_i(n_i − 1) (what the authors'
@@ -67,6 +72,10 @@ NoiseDraws = Literal["per-pull", "per-evaluation"]
 REEVALUATIONS = (3, 2)
 #: Shape a of the symmetric Beta(a, a) behind bounded noise σ·(2B − 1).
 BETA_NOISE_SHAPE = 2.0
+#: Shape β of the mean-parametrised Beta(β μ / (1 − μ), β) observations of ``"beta-mean"``.
+BETA_MEAN_SHAPE = 2.0
+#: Clip of the mean μ before it parametrises a ``"beta-mean"`` observation.
+BETA_MEAN_CLIP = 1e-6
 #: Default number of curve values when curves are given as callables.
 DEFAULT_LENGTH = 100_000
 
@@ -124,12 +133,21 @@ class RestedBandit(Environment):
         self._setup(np.stack(rows), noise, sigma, noise_draws)
 
     def _setup(
-        self, curves: np.ndarray, noise: str, sigma: float, noise_draws: str = "per-pull"
+        self,
+        curves: np.ndarray,
+        noise: str,
+        sigma: float,
+        noise_draws: str = "per-pull",
+        *,
+        upper: float = 1.0,
     ) -> None:
-        self.curves = validate_curves(curves)
+        """Validate and store ``curves`` (values within [0, ``upper``]) and the noise model."""
+        self.curves = validate_curves(curves, upper=upper)
         self.curves.setflags(write=False)
-        if noise != "none" and sigma <= 0:
+        if noise not in ("none", "beta-mean") and sigma <= 0:
             raise SpecError("sigma", f"{noise} noise needs sigma > 0")
+        if noise == "beta-mean" and noise_draws != "per-pull":
+            raise SpecError("noise_draws", "beta-mean observations are drawn per pull only")
         self.noise, self.sigma = noise, float(sigma)
         self.noise_draws = noise_draws
         n_arms, self.length = self.curves.shape
@@ -170,10 +188,15 @@ class RestedBandit(Environment):
                 self._redraw = random.noise(n * sum(REEVALUATIONS), kind, stream=1)
         self._arm_base = np.arange(n) * self._stride
 
-    def _noise_at(self, actions: np.ndarray, index: np.ndarray) -> np.ndarray | float:
+    def _observe(self, value: np.ndarray, actions: np.ndarray, index: np.ndarray) -> np.ndarray:
+        """The learner's observation of expected rewards ``value`` at the ``index``-th pull
+        (numbered from 0) of ``actions``: common random numbers indexed by (r, arm, pull)."""
         if self._noise is None:
-            return 0.0
-        return self._scaled(self._noise.at(actions, index))
+            return value
+        draws = self._noise.at(actions, index)
+        if self.noise == "beta-mean":
+            return beta_mean_observation(value, draws)
+        return value + self._scaled(draws)
 
     def _scaled(self, values: np.ndarray) -> np.ndarray:
         if self.noise == "gaussian":
@@ -190,7 +213,7 @@ class RestedBandit(Environment):
         value = self._padded.take(self._arm_base.take(actions) + index)
         self._flat_counts[flat] = index + 1
         self._round += 1
-        feedback = Feedback(value + self._noise_at(actions, index))
+        feedback = Feedback(self._observe(value, actions, index))
         if self._redraw is not None:
             feedback = Feedback(feedback.reward, reevaluated=self._reevaluate())
         return Outcome(feedback, value)
@@ -200,7 +223,7 @@ class RestedBandit(Environment):
         compiled loops (:mod:`impactbandits.kernels`); ``None`` when outcomes are not a
         function of the pull alone (``noise_draws = "per-evaluation"``) or the curves are
         shorter than ``pulls``. Call after :meth:`reset`."""
-        if self.noise_draws != "per-pull" or self.length < pulls:
+        if self.noise_draws != "per-pull" or self.length < pulls or self.noise == "beta-mean":
             return None
         values = self.curves[None, :, :pulls]
         if self._noise is None:
@@ -233,6 +256,15 @@ class RestedBandit(Environment):
     def counts(self) -> np.ndarray:
         """``(R, N)`` pulls so far of every arm."""
         return self._counts
+
+
+def beta_mean_observation(mean: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """Draw of Beta(β μ / (1 − μ), β) by inversion of ``uniform`` draws, μ = ``mean`` clipped to
+    [:data:`BETA_MEAN_CLIP`, 1 − :data:`BETA_MEAN_CLIP`], β = :data:`BETA_MEAN_SHAPE`."""
+    from scipy.special import betaincinv  # only needed for this observation model
+
+    mu = np.clip(mean, BETA_MEAN_CLIP, 1.0 - BETA_MEAN_CLIP)
+    return betaincinv(BETA_MEAN_SHAPE * mu / (1.0 - mu), BETA_MEAN_SHAPE, uniform)
 
 
 class SinglePeakedBandit(RestedBandit):

@@ -73,6 +73,7 @@ FIGURES: Mapping[str, str] = {
     "cella-fig3": "impactbandits.experiments.papers.cella:FIG3",
     "tang-fig2": "impactbandits.experiments.papers.tang:FIG2",
     "tang-fig3": "impactbandits.experiments.papers.tang:FIG3",
+    "metelli-synthetic": "impactbandits.experiments.papers.metelli:SYNTHETIC",
     "rested-benchmark": "impactbandits.experiments.papers.rested_benchmark:BENCHMARK",
 }
 
@@ -127,8 +128,10 @@ def save_png(fig: MplFigure, run_dir: str | Path, stem: str, dpi: int = 100) -> 
     """Write ``fig`` to ``RUN_DIR/figures/paper/STEM.png`` (creating the folder); return the
     path. Renderers' figures live apart from the report's per-environment figures
     (``RUN_DIR/figures/``), so no label can make one overwrite the other; stems built from
-    labels use :func:`~impactbandits.experiments.filenames.figure_stem`."""
+    labels use :func:`~impactbandits.experiments.filenames.figure_stem`. The figure's suptitle is
+    stored as the PNG's ``Title``: the report's heading for it."""
     path = Path(run_dir) / "figures" / "paper" / f"{stem}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi)
+    title = fig.get_suptitle()
+    fig.savefig(path, dpi=dpi, metadata={"Title": title} if title else None)
     return path

@@ -8,16 +8,18 @@ families of Lindner et al. (2021) and each paper's own noise elsewhere:
 * single-peaked — Lindner et al. (2021) instances 1–3 (Figs 1, 8–10);
 * increasing — Heidari, Kearns & Roth (2016) families inc_1–inc_3 (α = 0.1);
 * FICO — Lindner et al. (2021) §5 credit lending, score change and bank utility;
-* recommender — Lindner et al. (2021) §5 synthetic recommender, instances A–C.
+* recommender — Lindner et al. (2021) §5 synthetic recommender, instances A–C;
+* rising — Metelli et al. (2022) rested rising instances (their 15- and 2-arm instances and two
+  draws of their random generator), with their Beta observations.
 
-Algorithms: SPO (with Gaussian noise the paper's Corollary 1, SPO-δ, told the family's σ),
-Patil et al.'s (2023) Algorithm 1, HKR (Heidari et al. 2016), SW-UCB and D-UCB (Garivier &
-Moulines 2011, Lindner et al.'s settings), EXP3 (γ tuned to the horizon) and Rexp3 (Besbes et
-al. 2014), UCB1 and greedy — each at its defaults. The rising (Metelli et al. 2022) and rotting
-(Levine et al. 2017; Seznec et al. 2019, 2020) families and their algorithms (R-ed-UCB, FEWA,
-RAW-UCB) join the benchmark when they are in the library: :func:`environments` and
-:func:`policies` are the two places. Every policy runs on every environment (HKR and
-Patil's algorithm assume increasing rewards: the benchmark shows what they do elsewhere).
+Algorithms: SPO (with noise the paper's Corollary 1, SPO-δ, told the family's sub-Gaussian σ),
+Patil et al.'s (2023) Algorithm 1, HKR (Heidari et al. 2016), R-ed-UCB (Metelli et al. 2022),
+SW-UCB and D-UCB (Garivier & Moulines 2011, Lindner et al.'s settings), EXP3 (γ tuned to the
+horizon) and Rexp3 (Besbes et al. 2014), UCB1 and greedy — each at its defaults. The rotting
+families (Levine et al. 2017; Seznec et al. 2019, 2020) and their algorithms (FEWA, RAW-UCB)
+join the benchmark when they are in the library: :func:`environments` and :func:`policies` are
+the two places. Every policy runs on every environment (HKR and Patil's algorithm assume
+increasing rewards: the benchmark shows what they do elsewhere).
 
 Horizons T = 2,000 and 10,000 with 30 replications (``--quick``: T = 300 and 1,000, 3
 replications). The leaderboard (``leaderboard.csv``, ``ranks.csv``, ``leaderboard.md`` and rank
@@ -40,6 +42,16 @@ SIGMA = 0.05
 #: (full, quick) horizons and replications.
 HORIZONS = ((2_000, 10_000), (300, 1_000))
 SEEDS = (30, 3)
+
+
+#: Rising family (Metelli et al. 2022, their Beta observations): the 15- and 2-arm instances of
+#: their experiments and two draws of their random generator with b ≤ 10,000.
+RISING: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("15 arms", {"instance": "15-arms"}),
+    ("2 arms", {"instance": "2-arms"}),
+    ("random 0", {"instance": "random", "seed": 0, "scale": 10_000}),
+    ("random 1", {"instance": "random", "seed": 1, "scale": 10_000}),
+)
 
 
 def _label(family: str, name: str) -> str:
@@ -93,11 +105,18 @@ def environments(horizon: int) -> list[dict[str, Any]]:
                 **_noisy(SIGMA),
             }
         )
+    for name, extra in RISING:
+        out.append({"kind": "rising", "label": _label("rising", name), "length": horizon, **extra})
     return out
 
 
 def _sigma(entry: dict[str, Any]) -> float:
-    return float(entry.get("sigma", 0.0)) if entry.get("noise", "none") != "none" else 0.0
+    """Sub-Gaussian proxy of the environment's noise, for SPO-δ: σ of Gaussian noise; 1/2 for
+    observations within [0, 1] (``"beta-mean"``, Hoeffding's lemma); 0 without noise."""
+    noise = entry.get("noise", "none")
+    if noise == "beta-mean" or (entry["kind"] == "rising" and "noise" not in entry):
+        return 0.5
+    return float(entry.get("sigma", 0.0)) if noise != "none" else 0.0
 
 
 def policies(envs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -112,6 +131,7 @@ def policies(envs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out += [
         {"kind": "patil", "label": "Patil Alg. 1"},
         {"kind": "hkr", "label": "HKR"},
+        {"kind": "r-ed-ucb", "label": "R-ed-UCB"},
         {"kind": "sw-ucb", "label": "SW-UCB"},
         {"kind": "d-ucb", "label": "D-UCB"},
         {"kind": "exp3", "label": "EXP3"},

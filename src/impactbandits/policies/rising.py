@@ -1,0 +1,188 @@
+"""Optimistic policies for stochastic rising bandits (Metelli, Trovò, Pirola & Restelli 2022,
+"Stochastic Rising Bandits", ICML): R-ed-UCB (rested, their Algorithm 1) and R-less-UCB
+(restless, Algorithm 2).
+
+Both rest on the same forward-looking estimator. For arm i with N = N_{i,t−1} samples
+X(1), …, X(N) (in the order received) and window h = ⌊εN⌋, the index in round t is
+
+    B_i(t) = (1/h) Σ_{l=N−h+1}^{N} [ X(l) + (t − l) · (X(l) − X(l−h)) / h ]
+             + σ (t − N + h − 1) √(10 log(1/δ_t) / h³),        δ_t = t^{−α},
+
+and B_i(t) = +∞ while h = 0: the mean of the last h samples, each projected to round t with
+the slope of the last 2h samples, plus a confidence width that grows with the extrapolation
+distance. The policy plays ``argmax_i B_i(t)`` (lowest index on ties). R-less-UCB indexes the
+samples by their order, like R-ed-UCB — as the authors' code (and Migali et al.'s 2025
+restless-rising experiments from the same group) does; the two differ in the setting they are
+analysed for, not in the index.
+
+Defaults are the authors' experimental settings: ε = 1/4, α = 4 (δ_t = t^{−4}), σ = 0.1.
+
+``variant = "authors-code"`` reproduces ``albertometelli/stochastic-rising-bandits``
+(``src/algorithms/R_ed_UCB.py``, ``R_less_UCB.py``; docs/fidelity.md) where it departs from the
+paper:
+
+* the first 2K rounds play the arms in turn (round robin twice);
+* an arm with h = 0 gets index 1, not +∞;
+* the window weights are mirrored: the mean-and-trend term is
+  ``[(2h − N)(A − B) + (C − D) + (t_i − N)(A − B)] / h²`` with A, B the sums of the last two
+  windows and C, D their pull-index-weighted sums — unbiased for a linear trend like the
+  paper's, but weighting the newest samples most;
+* the trend term uses t_i, the round after the arm's last pull, not the current round (it is
+  only recomputed when the arm is pulled); the width uses the current round and
+  δ = (t − 1)^{−4};
+* ties are broken uniformly at random.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from impactbandits.core.feedback import Feedback
+from impactbandits.core.policy import Policy
+from impactbandits.core.random import BatchRNG
+from impactbandits.core.spaces import ActionSpace
+from impactbandits.core.variants import Variant
+from impactbandits.errors import SpecError
+from impactbandits.params import PositiveFloat
+
+__all__ = ["RedUCB", "RlessUCB"]
+
+#: Window fraction ε of the authors' experiments (h = ⌊N/4⌋).
+EPSILON_DEFAULT = 0.25
+#: Exponent α of δ_t = t^{−α} in the authors' experiments.
+ALPHA_DEFAULT = 4.0
+#: Sub-Gaussian proxy σ of the authors' experiments.
+SIGMA_DEFAULT = 0.1
+#: Initial capacity (rounds) of the sample tables of an anytime run; doubled when full.
+INITIAL_CAPACITY = 256
+
+
+class RedUCB(Policy):
+    """R-ed-UCB (Metelli et al. 2022, §4, Algorithm 1): optimistic index on the
+    forward-projected mean of the last ⌊εN⌋ samples (module docstring). Parameters: ``epsilon``
+    ε ∈ (0, 1/2] (window fraction), ``alpha`` α > 0 (δ_t = t^{−α}), ``sigma`` σ (sub-Gaussian
+    proxy of the observations); defaults ε = 1/4, α = 4, σ = 0.1. Anytime. O(K) per round:
+    the window sums of an arm change only when it is pulled, and come from per-arm prefix sums
+    kept in O(R·T) memory.
+    ``variant = "authors-code"``: the authors' implementation (module docstring)."""
+
+    def __init__(
+        self,
+        epsilon: PositiveFloat = EPSILON_DEFAULT,
+        alpha: PositiveFloat = ALPHA_DEFAULT,
+        sigma: PositiveFloat = SIGMA_DEFAULT,
+        variant: Variant = "paper",
+    ) -> None:
+        if epsilon > 0.5:
+            raise SpecError(
+                "epsilon", f"must be in (0, 1/2] (two windows of εN samples); got {epsilon}"
+            )
+        self.epsilon, self.alpha, self.sigma = float(epsilon), float(alpha), float(sigma)
+        self.variant = variant
+
+    @property
+    def deterministic(self) -> bool:
+        """The paper's index breaks ties by arm order; the authors' code draws."""
+        return self.variant == "paper"
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        size, n = rng.size, space.n
+        self.n, self.size, self.rng, self.t = n, size, rng, 0
+        self.counts = np.zeros((size, n), dtype=np.int64)
+        self.window = np.zeros((size, n), dtype=np.int64)
+        # A − B, A + B and C − D of the arm's last two windows (module docstring)
+        self.diff = np.zeros((size, n))
+        self.total = np.zeros((size, n))
+        self.weighted = np.zeros((size, n))
+        self.pulled_at = np.zeros((size, n))  # t_i: round after the arm's last pull
+        # Samples live at the position of their round (K + round − 1); positions 0..K−1 stand
+        # for "sample 0" of each arm. Per position: the arm's prefix sums Σ_{l ≤ j} X(l) and
+        # Σ_{l ≤ j} l·X(l) up to this sample, and links to the arm's next and previous
+        # samples; per arm, cursors at its samples N, N − h and N − 2h. Memory O(R·T), not
+        # O(R·K·T).
+        width = n + (horizon or INITIAL_CAPACITY)
+        self._sums = np.zeros((size, width))
+        self._moments = np.zeros((size, width))
+        self._next = np.zeros((size, width), dtype=np.int64)
+        self._prev = np.zeros((size, width), dtype=np.int64)
+        sentinel = np.tile(np.arange(n), (size, 1))
+        self._last, self._mid, self._first = sentinel.copy(), sentinel.copy(), sentinel.copy()
+        self._rows = np.arange(size)
+
+    def _index(self) -> np.ndarray:
+        t = float(self.t)
+        h = self.window.astype(float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if self.variant == "paper":
+                trend = (h * self.total + t * self.diff - self.weighted) / h**2
+                log_term = self.alpha * math.log(t)
+            else:
+                counts = self.counts.astype(float)
+                trend = (
+                    (2 * h - counts) * self.diff + self.weighted
+                    + (self.pulled_at - counts) * self.diff
+                ) / h**2  # fmt: skip
+                log_term = 4.0 * math.log(t - 1) if t > 1 else -math.log(0.01)
+            width = self.sigma * (t - self.counts + h - 1) * np.sqrt(10.0 * log_term / h**3)
+            index = trend + width
+        empty = np.inf if self.variant == "paper" else 1.0
+        return np.where(self.window > 0, index, empty)
+
+    def select(self) -> np.ndarray:
+        self.t += 1
+        if self.variant == "authors-code":
+            if self.t <= 2 * self.n:
+                return np.full(self.size, (self.t - 1) % self.n, dtype=np.int64)
+            index = self._index()
+            ties = index == index.max(axis=1, keepdims=True)
+            # uniform among the maxima: the k-th tied arm for k = ⌊u · #ties⌋
+            pick = self.rng.integers(ties.sum(axis=1))
+            order = np.cumsum(ties, axis=1) - 1
+            return np.argmax(ties & (order == pick[:, None]), axis=1)
+        return np.argmax(self._index(), axis=1)
+
+    def _grow(self) -> None:
+        width = self._sums.shape[1]
+        pad = ((0, 0), (0, width))
+        self._sums, self._moments = np.pad(self._sums, pad), np.pad(self._moments, pad)
+        self._next, self._prev = np.pad(self._next, pad), np.pad(self._prev, pad)
+
+    def update(self, actions: np.ndarray, feedback: Feedback) -> None:
+        rows = self._rows
+        position = self.n + self.t - 1
+        if position >= self._sums.shape[1]:
+            self._grow()
+        x = np.asarray(feedback.reward, dtype=float)
+        n = self.counts[rows, actions] + 1
+        last = self._last[rows, actions]
+        self._sums[rows, position] = self._sums[rows, last] + x
+        self._moments[rows, position] = self._moments[rows, last] + n * x
+        self._next[rows, last] = position
+        self._prev[rows, position] = last
+        self._last[rows, actions] = position
+        self.counts[rows, actions] = n
+        h = np.floor(self.epsilon * n).astype(np.int64)
+        # samples N − h and N − 2h: one step on unless h grew by one (then N − h stays and
+        # N − 2h steps back)
+        grew = h > self.window[rows, actions]
+        mid, first = self._mid[rows, actions], self._first[rows, actions]
+        mid = np.where(grew, mid, self._next[rows, mid])
+        first = np.where(grew, self._prev[rows, first], self._next[rows, first])
+        self._mid[rows, actions], self._first[rows, actions] = mid, first
+        s, m = self._sums, self._moments
+        s0, s1, s2 = s[rows, position], s[rows, mid], s[rows, first]
+        m0, m1, m2 = m[rows, position], m[rows, mid], m[rows, first]
+        a, b, c, d = s0 - s1, s1 - s2, m0 - m1, m1 - m2
+        self.window[rows, actions] = h
+        self.diff[rows, actions] = a - b
+        self.total[rows, actions] = a + b
+        self.weighted[rows, actions] = c - d
+        self.pulled_at[rows, actions] = self.t + 1
+
+
+class RlessUCB(RedUCB):
+    """R-less-UCB (Metelli et al. 2022, §5, Algorithm 2) for restless rising bandits: the
+    R-ed-UCB index (module docstring), with the same defaults ε = 1/4, α = 4, σ = 0.1 and the
+    same ``variant = "authors-code"``."""

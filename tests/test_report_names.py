@@ -33,12 +33,12 @@ def test_labels_differing_in_punctuation_get_two_figures(tmp_path):
     # before: both labels became figures/a-b.png; the report showed one figure twice
     run_experiment(_spec(["a b", "a-b"]), tmp_path, backend="serial")
     text = write_report(tmp_path).read_text(encoding="utf-8")
-    sources = re.findall(r"<img src='([^']+)'>", text)
+    sources = re.findall(r"<img src='([^']+)'", text)
     assert len(sources) == 2 and len(set(sources)) == 2, sources
     for source in sources:
         assert (tmp_path / source).is_file()
     assert "figures/a-b.png" in sources  # an already file-safe label keeps its plain name
-    assert "<h2>a b</h2>" in text and "<h2>a-b</h2>" in text
+    assert "<h3>a b</h3>" in text and "<h3>a-b</h3>" in text
 
 
 def test_figure_stem_is_stable_plain_when_safe_and_unique():
@@ -85,5 +85,10 @@ def test_rested_renderer_names_are_unique_and_apart_from_the_report(tmp_path):
     assert len(set(paths)) == 3 and all(p.is_file() for p in paths)
     assert all(p.parent == tmp_path / "figures" / "paper" for p in paths)
     report = write_report(tmp_path, extra_figures=paths)
-    sources = re.findall(r"<img src='([^']+)'>", report.read_text(encoding="utf-8"))
-    assert len(set(sources)) == 6
+    text = report.read_text(encoding="utf-8")
+    sources = re.findall(r"<img src='([^']+)'", text)
+    # the renderer's figures replace the standard ones: each figure once, none duplicated
+    assert sorted(sources) == sorted(p.relative_to(tmp_path).as_posix() for p in paths)
+    assert not list((tmp_path / "figures").glob("*.png"))
+    # headings are the figures' own titles (their suptitles), not file names
+    assert "<h3>names: a b</h3>" in text and "<h3>names: a-b</h3>" in text

@@ -86,8 +86,19 @@ def summarise(
     by: Sequence[str] = ("environment", "policy", "horizon"),
     level: float = 0.95,
 ) -> pd.DataFrame:
-    """Mean, confidence half-width and count of ``metric`` per group (sorted by ``by``)."""
-    grouped = table.groupby(list(by), sort=False, observed=True)[metric]
-    out = grouped.agg(mean="mean", n="count").reset_index()
-    out["ci"] = grouped.agg(lambda v: confidence_halfwidth(v.to_numpy(), level)).to_numpy()
-    return out
+    """Mean, confidence half-width and count of ``metric`` per group (in order of first
+    appearance). The half-width is :func:`confidence_halfwidth` of each group's finite values,
+    computed for all groups at once."""
+    from scipy.special import stdtrit
+
+    values = table[metric].astype(float)
+    finite = values.where(np.isfinite(values))
+    keys = [table[k] for k in by]
+    out = values.groupby(keys, sort=False, observed=True).agg(mean="mean", n="count")
+    spread = finite.groupby(keys, sort=False, observed=True).agg(["std", "count"])
+    k = spread["count"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sem = spread["std"].to_numpy() / np.sqrt(k)
+        half = stdtrit(np.maximum(k - 1, 1), 0.5 + level / 2) * sem
+    out["ci"] = np.where(k >= 2, half, 0.0)
+    return out.reset_index()

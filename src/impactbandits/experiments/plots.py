@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from matplotlib.ticker import EngFormatter, MaxNLocator
 
 from impactbandits.metrics import summarise
 
 __all__ = [
+    "is_count",
+    "outside_legend",
     "plot_metric_vs_horizon",
     "plot_metric_vs_time",
     "plot_pulls_vs_horizon",
@@ -39,19 +42,38 @@ def readable_ticks(ax: Any, axis: str = "x") -> Any:
     return ax
 
 
-def _band(ax: Any, summary: pd.DataFrame, x: str, label: str) -> None:
+def is_count(metric: str) -> bool:
+    """Metrics that cannot be negative (pulls, switches): their bands are clipped at 0."""
+    return metric.startswith("pulls_") or metric.endswith("switches")
+
+
+def outside_legend(ax: Any) -> Any:
+    """The legend right of the axes, where it hides no curve (constrained layout makes
+    room)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(
+            fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+            frameon=False,
+        )  # fmt: skip
+    return ax
+
+
+def _band(ax: Any, summary: pd.DataFrame, x: str, label: str, floor: float | None) -> None:
     xs = summary[x].to_numpy(dtype=float)
     mean = summary["mean"].to_numpy(dtype=float)
     ci = summary["ci"].to_numpy(dtype=float)
+    low = mean - ci if floor is None else np.maximum(mean - ci, floor)
     (line,) = ax.plot(xs, mean, label=label, lw=1.5)
-    ax.fill_between(xs, mean - ci, mean + ci, color=line.get_color(), alpha=0.2, lw=0)
+    ax.fill_between(xs, low, mean + ci, color=line.get_color(), alpha=0.2, lw=0)
 
 
 def _bands_by_policy(ax: Any, data: pd.DataFrame, x: str, metric: str, level: float) -> None:
-    """One mean line with a confidence band per policy, ``metric`` against ``x``."""
+    """One mean line with a confidence band per policy, ``metric`` against ``x``; the band of
+    a count (:func:`is_count`) is clipped at 0."""
+    floor = 0.0 if is_count(metric) else None
     for policy, group in data.groupby("policy", sort=False, observed=True):
         summary = summarise(group, metric, by=(x,), level=level).sort_values(x)
-        _band(ax, summary, x, str(policy))
+        _band(ax, summary, x, str(policy), floor)
 
 
 def _select(table: pd.DataFrame, environment: str | None) -> pd.DataFrame:
@@ -77,7 +99,7 @@ def plot_metric_vs_horizon(
         ax.set_xscale("log")
     readable_ticks(ax, "x")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
+    outside_legend(ax)
     return ax
 
 
@@ -105,7 +127,7 @@ def plot_metric_vs_time(
         ax.set_xscale("log")
     readable_ticks(ax, "x")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
+    outside_legend(ax)
     return ax
 
 
@@ -126,5 +148,5 @@ def plot_pulls_vs_horizon(
     ax.set_ylabel(f"pulls of arm {arm}")
     readable_ticks(ax, "x")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
+    outside_legend(ax)
     return ax

@@ -15,7 +15,11 @@ from matplotlib.figure import Figure
 
 from impactbandits.experiments.figures import load_run, save_png
 from impactbandits.experiments.filenames import figure_stem
-from impactbandits.experiments.plots import plot_metric_vs_horizon, plot_pulls_vs_horizon
+from impactbandits.experiments.plots import (
+    outside_legend,
+    plot_metric_vs_horizon,
+    plot_pulls_vs_horizon,
+)
 from impactbandits.registry import build_environment
 
 __all__ = ["plot_curves", "render_rested"]
@@ -29,7 +33,7 @@ def plot_curves(curves: np.ndarray, ax: object, names: list[str] | None = None) 
     ax.set_xlabel("pull m")  # type: ignore[attr-defined]
     ax.set_ylabel("reward f(m)")  # type: ignore[attr-defined]
     ax.grid(alpha=0.3)  # type: ignore[attr-defined]
-    ax.legend(fontsize="small")  # type: ignore[attr-defined]
+    outside_legend(ax)
     return ax
 
 

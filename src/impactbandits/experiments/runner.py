@@ -53,6 +53,7 @@ from impactbandits.experiments.processes import (
     sigterm_stops,
     terminate_workers,
 )
+from impactbandits.experiments.provenance import SessionClock
 from impactbandits.experiments.spec import ExperimentSpec
 from impactbandits.experiments.store import STORE_FILE, DiskFullError, Store, check_run_dir
 from impactbandits.experiments.store_repair import remove_database
@@ -330,6 +331,8 @@ def run_experiment(
     reused = 0
     simulated = 0
     fresh = not path.exists()
+    clock = SessionClock(backend, n_workers)
+    total = 0
     try:
         # connect to the backend first: an unreachable scheduler leaves no trace on disk
         with (
@@ -366,6 +369,7 @@ def run_experiment(
                         "free space and run the same command again"
                     ) from None
                 computed += len(records)
+                clock.add_task_cpu(sum(r.cpu for r in records), in_main=executor is None)
                 bar(len(records))
 
             try:
@@ -373,6 +377,7 @@ def run_experiment(
             finally:
                 bar(None)
     except (KeyboardInterrupt, TerminateRequest) as stop:
+        _record_session(path, clock, total, computed, "interrupted")
         error = Terminated if isinstance(stop, TerminateRequest) else Interrupted
         raise error(
             f"{'terminated' if error is Terminated else 'interrupted'}: {computed + reused} of "
@@ -382,8 +387,24 @@ def run_experiment(
     except ImpactBanditsError:
         if fresh and computed == 0:
             _discard(path)  # e.g. user code that raised in the first task: leave no trace
+        else:
+            _record_session(path, clock, total, computed, "failed")
         raise
+    _record_session(path, clock, total, computed, "finished")
     return RunSummary(path, len(cells), spec.seeds, computed, reused, simulated)
+
+
+def _record_session(
+    path: Path, clock: SessionClock, planned: int, computed: int, outcome: str
+) -> None:
+    """Append the session to the store, after the workers have exited (so that their CPU time
+    is counted); a session that had nothing to do, or stored nothing before it stopped, is not
+    recorded. Never raises: the run's own outcome matters more."""
+    if not planned or (not computed and outcome != "finished"):
+        return
+    session = clock.stop(computed, outcome)
+    with contextlib.suppress(Exception), Store.open_existing(path) as store:
+        store.append_session(session.to_json())
 
 
 def _discard(path: Path) -> None:

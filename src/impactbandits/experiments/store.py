@@ -293,6 +293,16 @@ class Store:
             raise self._damaged() from None
         return None if row is None else str(row[0])
 
+    def append_session(self, session: dict[str, Any]) -> None:
+        """Add one runner session (:class:`~impactbandits.experiments.provenance.Session` as
+        JSON) to the ``"sessions"`` list in ``meta``."""
+        raw = self.meta("sessions")
+        sessions = json.loads(raw) if raw else []
+        sessions.append(session)
+        self._db.execute(
+            "INSERT OR REPLACE INTO meta VALUES ('sessions', ?)", (json.dumps(sessions),)
+        )
+
     def spec(self) -> ExperimentSpec:
         raw = self.meta("spec")
         if raw is None:

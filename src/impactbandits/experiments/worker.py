@@ -47,6 +47,9 @@ class Record:
     seed: int
     payload: bytes
     seconds: float
+    cpu: float = 0.0
+    """CPU seconds of the process that simulated it, this record's share (0 for the copies of
+    a deterministic run)."""
 
 
 def run_task(task: Task) -> list[Record]:
@@ -88,6 +91,7 @@ def built_in(component: ComponentSpec, table: Mapping[str, str] = POLICIES) -> b
 
 def _run_task(task: Task) -> list[Record]:
     start = time.perf_counter()
+    cpu_start = time.process_time()
     cell = task.cell
     env_random = EnvironmentRandom(cell.seed, cell.env_key, task.replications)
     env = build_environment(cell.environment.kind, cell.environment.params)
@@ -124,6 +128,7 @@ def _run_task(task: Task) -> list[Record]:
         for name, values in env.summary_metrics(trajectory).items()
     }
     seconds = (time.perf_counter() - start) / len(task.replications)
+    cpu = (time.process_time() - cpu_start) / len(task.replications)
     records = []
     for i, rep in enumerate(task.replications):
         payload = encode(
@@ -144,7 +149,7 @@ def _run_task(task: Task) -> list[Record]:
                 "realised_on": env.realised_on,
             }
         )
-        records.append(Record(cell.key, int(rep), payload, seconds))
+        records.append(Record(cell.key, int(rep), payload, seconds, cpu))
     return records
 
 

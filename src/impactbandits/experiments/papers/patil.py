@@ -30,6 +30,7 @@ import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
 from impactbandits.experiments.figures import Figure, load_run, quick_name, save_png
+from impactbandits.experiments.plots import outside_legend
 from impactbandits.experiments.spec import ExperimentSpec
 
 POLICIES: list[dict[str, Any]] = [
@@ -200,7 +201,7 @@ def render_potential(run_dir: Path) -> list[Path]:
             ax.set_xlabel("round t")
             ax.set_ylabel("current reward of arm")
             ax.grid(alpha=0.3)
-            ax.legend(fontsize="small")
+            outside_legend(ax)
         fig.suptitle(f"{spec.name}: {env_spec.label}")
         paths.append(save_png(fig, run_dir, f"potential-{len(paths)}"))
     return paths
@@ -232,7 +233,7 @@ def render_lower_bound(run_dir: Path) -> list[Path]:
     ax.set_ylabel("competitive ratio at T = kN")
     ax.set_title("Instances I_m (Patil et al. §3)")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize="small")
+    outside_legend(ax)
     return [save_png(fig, run_dir, "lower-bound")]
 
 

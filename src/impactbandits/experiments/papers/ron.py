@@ -105,7 +105,10 @@ def _legend(axes: Any) -> None:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             entries.setdefault(label, handle)
     if entries:
-        axes[-1].legend(list(entries.values()), list(entries), fontsize="small")
+        axes[-1].legend(
+            list(entries.values()), list(entries), fontsize="small", loc="upper left",
+            bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False,
+        )  # fmt: skip
 
 
 def render_fig1(run_dir: Path) -> list[Path]:

@@ -253,7 +253,10 @@ def _legend_with_slopes(ax: Any, data: pd.DataFrame, by: str) -> None:
     slopes = {str(k): local_slope(g) for k, g in data.groupby(by, observed=True, sort=False)}
     handles, names = ax.get_legend_handles_labels()
     names = [f"{n} (slope {slopes.get(n, float('nan')):.2f})" for n in names]
-    ax.legend(handles, names, fontsize="small", title="d log R / d log t, last doubling")
+    ax.legend(
+        handles, names, fontsize="small", title="d log R / d log t, last doubling",
+        loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False,
+    )  # fmt: skip
 
 
 def draw(spec: ExperimentSpec, table: pd.DataFrame, shared: list[list[str]]) -> MplFigure:

@@ -1,0 +1,142 @@
+"""What produced a run: library and dependency versions, the library's git commit, and one
+record per ``run`` session (start, end, wall and CPU seconds, backend, workers).
+
+The runner appends a :class:`Session` to the store's ``meta`` table (key ``"sessions"``, a JSON
+list) after every call that touched the store, finished or interrupted; the report shows them.
+CPU seconds are the main process's plus what the workers (process backend or Dask cluster)
+report for the tasks they ran; their start-up and idle time is not included.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import importlib.metadata
+import json
+import platform
+import resource
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEPENDENCIES", "Session", "SessionClock", "git_commit", "versions"]
+
+#: Packages whose versions are recorded (those installed).
+DEPENDENCIES = (
+    "impactbandits",
+    "numpy",
+    "scipy",
+    "pandas",
+    "pyarrow",
+    "matplotlib",
+    "pydantic",
+    "numba",
+    "dask",
+    "distributed",
+)
+
+
+def versions() -> dict[str, str]:
+    """Python and the installed :data:`DEPENDENCIES`: name → version."""
+    out = {"python": platform.python_version()}
+    for name in DEPENDENCIES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def git_commit() -> str | None:
+    """The commit of the library's source checkout (``+dirty`` with uncommitted changes), or
+    ``None`` for an installed copy or without git."""
+    source = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(source), "rev-parse", "HEAD"],
+            capture_output=True, text=True, timeout=5, check=True,
+        ).stdout.strip()  # fmt: skip
+        dirty = subprocess.run(
+            ["git", "-C", str(source), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=5, check=True,
+        ).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return f"{commit}+dirty" if dirty else commit or None
+
+
+def _cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@dataclass(frozen=True)
+class Session:
+    """One call of the runner on a run directory."""
+
+    started: str
+    """Start, ISO 8601 UTC."""
+    finished: str
+    wall_seconds: float
+    cpu_seconds: float
+    """Main process plus the workers' task CPU (not their start-up)."""
+    backend: str
+    workers: int
+    computed: int
+    """Results stored by this session."""
+    outcome: str
+    """``"finished"``, ``"interrupted"`` or ``"failed"``."""
+    host: str = field(default_factory=platform.node)
+    versions: dict[str, str] = field(default_factory=versions)
+    commit: str | None = field(default_factory=git_commit)
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Session:
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+class SessionClock:
+    """Measures one session: create it when the session starts, :meth:`stop` at the end."""
+
+    def __init__(self, backend: str, workers: int) -> None:
+        self.backend, self.workers = backend, workers
+        self._started = _now()
+        self._wall = time.perf_counter()
+        self._cpu = _cpu_seconds()
+        self._workers = 0.0
+
+    def add_task_cpu(self, seconds: float, in_main: bool) -> None:
+        """Count the CPU seconds workers report for their tasks (not those run in this
+        process, which its own clock counts)."""
+        if not in_main:
+            self._workers += seconds
+
+    def stop(self, computed: int, outcome: str) -> Session:
+        return Session(
+            started=self._started,
+            finished=_now(),
+            wall_seconds=round(time.perf_counter() - self._wall, 3),
+            cpu_seconds=round(_cpu_seconds() - self._cpu + self._workers, 3),
+            backend=self.backend,
+            workers=self.workers,
+            computed=computed,
+            outcome=outcome,
+        )
+
+
+def sessions_from_meta(raw: str | None) -> list[Session]:
+    """The sessions stored under the ``meta`` key ``"sessions"`` (none for older stores)."""
+    if not raw:
+        return []
+    return [Session.from_json(item) for item in json.loads(raw)]

@@ -22,6 +22,7 @@ from impactbandits.envs.rested import (
 )
 from impactbandits.envs.restless import RestlessBandit
 from impactbandits.envs.rising import RestlessRisingBandit, RisingBandit
+from impactbandits.envs.rotting import RottingBandit
 from impactbandits.registry import ENVIRONMENTS, POLICIES, resolve
 from impactbandits.testing import check_environment, check_policy
 
@@ -47,6 +48,9 @@ POLICY_PARAMS = {
     "one-hot": [{}, {"base": "exp3", "base_params": {"gamma": 0.1}}],
     "r-ed-ucb": [{}, {"variant": "authors-code"}, {"epsilon": 0.5, "alpha": 2.0}],
     "r-less-ucb": [{}, {"variant": "authors-code"}],
+    "fewa": [{}, {"grid": 1.0, "alpha": 4.0}],
+    "raw-ucb": [{}, {"grid": 1.0}],
+    "swa": [{}, {"doubling": True}, {"window": 3}],
 }
 ENV_FACTORIES = {
     "bernoulli": lambda: BernoulliBandit([0.1, 0.9, 0.5]),
@@ -65,6 +69,7 @@ ENV_FACTORIES = {
         [[0.1, 0.5, 0.9] * 100, [0.4] * 300], noise="gaussian", sigma=0.1
     ),
     "rising": lambda: RisingBandit("random", length=500, seed=3, scale=400),
+    "rotting": lambda: RottingBandit("ten-arms", length=1500),
     "rising-restless": lambda: RestlessRisingBandit("2-arms", length=500, variant="authors-code"),
     "delayed": lambda: DelayedPayoffBandit(
         [0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9], delay_range=[1, 3], decay=0.9, switching_cost=1.0

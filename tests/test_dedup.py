@@ -236,6 +236,8 @@ ENV_CASES: list[tuple[str, dict[str, Any] | None, bool]] = [
     ("rising", {"instance": "2-arms", "length": 300}, False),  # Beta observations by default
     ("rising-restless", {"instance": "random", "length": 300, "noise": "none"}, True),
     ("rising-restless", {"instance": "15-arms", "length": 300}, False),
+    ("rotting", {"instance": "two-arms", "length": 300, "noise": "none"}, True),
+    ("rotting", {"instance": "ten-arms", "length": 300}, False),
     ("opportunity", None, False),  # None: the contract tests' instance
     ("impact", None, False),
     ("delayed", None, False),

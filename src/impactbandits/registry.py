@@ -65,6 +65,7 @@ ENVIRONMENTS: Mapping[str, str] = {
     "restless": "impactbandits.envs.restless:RestlessBandit",
     "rising": "impactbandits.envs.rising:RisingBandit",
     "rising-restless": "impactbandits.envs.rising:RestlessRisingBandit",
+    "rotting": "impactbandits.envs.rotting:RottingBandit",
 }
 
 POLICIES: Mapping[str, str] = {
@@ -80,6 +81,9 @@ POLICIES: Mapping[str, str] = {
     "r-exp3": "impactbandits.policies.nonstationary:RExp3",
     "r-ed-ucb": "impactbandits.policies.rising:RedUCB",
     "r-less-ucb": "impactbandits.policies.rising:RlessUCB",
+    "fewa": "impactbandits.policies.rotting:FEWA",
+    "raw-ucb": "impactbandits.policies.rotting:RawUCB",
+    "swa": "impactbandits.policies.rotting:SWA",
     "spo": "impactbandits.policies.single_peaked:SPO",
     "spo-delta": "impactbandits.policies.single_peaked:SPODelta",
     "one-step-optimistic": "impactbandits.policies.single_peaked:OneStepOptimistic",

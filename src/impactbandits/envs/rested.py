@@ -140,9 +140,11 @@ class RestedBandit(Environment):
         noise_draws: str = "per-pull",
         *,
         upper: float = 1.0,
+        lower: float = 0.0,
     ) -> None:
-        """Validate and store ``curves`` (values within [0, ``upper``]) and the noise model."""
-        self.curves = validate_curves(curves, upper=upper)
+        """Validate and store ``curves`` (values within [``lower``, ``upper``]) and the noise
+        model."""
+        self.curves = validate_curves(curves, upper=upper, lower=lower)
         self.curves.setflags(write=False)
         if noise not in ("none", "beta-mean") and sigma <= 0:
             raise SpecError("sigma", f"{noise} noise needs sigma > 0")

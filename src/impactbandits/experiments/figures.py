@@ -74,6 +74,8 @@ FIGURES: Mapping[str, str] = {
     "tang-fig2": "impactbandits.experiments.papers.tang:FIG2",
     "tang-fig3": "impactbandits.experiments.papers.tang:FIG3",
     "metelli-synthetic": "impactbandits.experiments.papers.metelli:SYNTHETIC",
+    "rotting-abrupt": "impactbandits.experiments.papers.rotting:ABRUPT",
+    "rotting-smooth": "impactbandits.experiments.papers.rotting:SMOOTH",
     "rested-benchmark": "impactbandits.experiments.papers.rested_benchmark:BENCHMARK",
 }
 

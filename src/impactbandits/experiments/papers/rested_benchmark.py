@@ -10,16 +10,18 @@ families of Lindner et al. (2021) and each paper's own noise elsewhere:
 * FICO — Lindner et al. (2021) §5 credit lending, score change and bank utility;
 * recommender — Lindner et al. (2021) §5 synthetic recommender, instances A–C;
 * rising — Metelli et al. (2022) rested rising instances (their 15- and 2-arm instances and two
-  draws of their random generator), with their Beta observations.
+  draws of their random generator), with their Beta observations;
+* rotting — Seznec et al. (2019) ten arms (abrupt and smooth decay) and two arms, scaled into
+  [0, 1] (:data:`ROTTING`).
 
 Algorithms: SPO (with noise the paper's Corollary 1, SPO-δ, told the family's sub-Gaussian σ),
 Patil et al.'s (2023) Algorithm 1, HKR (Heidari et al. 2016), R-ed-UCB (Metelli et al. 2022),
 SW-UCB and D-UCB (Garivier & Moulines 2011, Lindner et al.'s settings), EXP3 (γ tuned to the
-horizon) and Rexp3 (Besbes et al. 2014), UCB1 and greedy — each at its defaults. The rotting
-families (Levine et al. 2017; Seznec et al. 2019, 2020) and their algorithms (FEWA, RAW-UCB)
-join the benchmark when they are in the library: :func:`environments` and :func:`policies` are
-the two places. Every policy runs on every environment (HKR and Patil's algorithm assume
-increasing rewards: the benchmark shows what they do elsewhere).
+horizon) and Rexp3 (Besbes et al. 2014), UCB1 and greedy — each at its defaults. FEWA (Seznec et
+al. 2019) and RAW-UCB (Seznec et al. 2020) run at their experiments' α. :func:`environments` and
+:func:`policies` are the two places to extend. FEWA and RAW-UCB are told σ = 0.05 (the noise of
+every family but rising). Every policy runs on every environment (HKR and Patil's algorithm
+assume increasing rewards: the benchmark shows what they do elsewhere).
 
 Horizons T = 2,000 and 10,000 with 30 replications (``--quick``: T = 300 and 1,000, 3
 replications). The leaderboard (``leaderboard.csv``, ``ranks.csv``, ``leaderboard.md`` and rank
@@ -51,6 +53,15 @@ RISING: tuple[tuple[str, dict[str, Any]], ...] = (
     ("2 arms", {"instance": "2-arms"}),
     ("random 0", {"instance": "random", "seed": 0, "scale": 10_000}),
     ("random 1", {"instance": "random", "seed": 1, "scale": 10_000}),
+)
+
+
+#: Rotting family (Seznec et al. 2019's arms scaled by 1/20 into [0, 1], with σ = SIGMA, i.e.
+#: their σ = 1 scaled alike): ten arms, abrupt and smooth decay, and their two-arm instance.
+ROTTING: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("10 arms, abrupt", {"instance": "ten-arms", "decay": "abrupt"}),
+    ("10 arms, smooth", {"instance": "ten-arms", "decay": "smooth"}),
+    ("2 arms, abrupt", {"instance": "two-arms", "mu": 5.0}),
 )
 
 
@@ -105,6 +116,19 @@ def environments(horizon: int) -> list[dict[str, Any]]:
                 **_noisy(SIGMA),
             }
         )
+    for name, extra in ROTTING:
+        out.append(
+            {
+                "kind": "rotting",
+                "label": _label("rotting", name),
+                "length": horizon,
+                "scale": 0.05,
+                "offset": 0.5,
+                "noise": "gaussian",
+                "sigma": SIGMA,
+                **extra,
+            }
+        )
     for name, extra in RISING:
         out.append({"kind": "rising", "label": _label("rising", name), "length": horizon, **extra})
     return out
@@ -132,6 +156,8 @@ def policies(envs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         {"kind": "patil", "label": "Patil Alg. 1"},
         {"kind": "hkr", "label": "HKR"},
         {"kind": "r-ed-ucb", "label": "R-ed-UCB"},
+        {"kind": "fewa", "label": "FEWA", "sigma": SIGMA},
+        {"kind": "raw-ucb", "label": "RAW-UCB", "sigma": SIGMA},
         {"kind": "sw-ucb", "label": "SW-UCB"},
         {"kind": "d-ucb", "label": "D-UCB"},
         {"kind": "exp3", "label": "EXP3"},

@@ -1,0 +1,236 @@
+"""Policies for rotting (rested, non-increasing) bandits.
+
+* :class:`SWA` — Sliding Window Average (Levine, Crammer & Mannor 2017, "Rotting bandits",
+  NeurIPS, Algorithm 1): play every arm h times, then the arm whose last h rewards have the
+  highest average; h = ⌈α (16 σ² T² ln(√2 T) / K²)^{1/3}⌉ (their Theorem 3.1 with the tuning
+  factor α; α = 0.2 in Seznec et al.'s experiments). ``doubling = True`` is wSWA, their
+  horizon-free wrapper: restarts with T = 1, 2, 4, … .
+* :class:`FEWA` — Filtering on Expanding Window Average (Seznec, Locatelli, Carpentier, Lazaric &
+  Valko 2019, AISTATS, Algorithm 1): for h = 1, 2, …, keep the arms whose average of their last
+  h rewards is within 2c(h, δ_t) of the best, c(h, δ) = √(2σ² ln(1/δ) / h), δ_t = t^{−α}; stop
+  at the first h for which a remaining arm has fewer than h samples, and play it (the least
+  pulled one).
+* :class:`RawUCB` — Rotting Adaptive Window UCB (Seznec, Ménard, Lazaric & Valko 2020,
+  AISTATS): play ``argmax_i min_{h ≤ N_i} [ μ̂_i^h + c(h, δ_t) ]``.
+
+Windows: ``grid = 1`` uses every window h = 1, …, N_i (the papers' algorithms, O(K·T) per
+round); ``grid = m > 1`` only the windows ⌈m^j⌉ (their efficient versions, O(K log T) per round,
+same guarantees up to constants; Seznec et al. 2019, §5, and 2020). Averages are exact averages
+of the last h rewards (per-arm prefix sums); the authors' efficient code (SMPyBandits
+``EFF_FEWA`` / ``EFF_RAWUCB``) instead refreshes a window's statistic only when it fills
+(docs/fidelity.md). Defaults are the papers' experimental settings (SMPyBandits
+``Experiment/Seznec19a_Fig2``): FEWA α = 0.06, RAW-UCB α = 1.4, σ = 1, ``grid = 1.1``;
+wSWA α = 0.2. t in δ_t counts the rounds played so far, as in the authors' code. Ties go to the
+lowest arm index.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from impactbandits.core.feedback import Feedback
+from impactbandits.core.policy import Policy
+from impactbandits.core.random import BatchRNG
+from impactbandits.core.spaces import ActionSpace
+from impactbandits.errors import SpecError
+from impactbandits.params import PositiveFloat, PositiveInt
+
+__all__ = ["FEWA", "SWA", "RawUCB"]
+
+#: Initial capacity (samples per arm) of the prefix-sum tables; doubled when full.
+INITIAL_CAPACITY = 256
+
+
+def window_grid(limit: int, grid: float) -> np.ndarray:
+    """Windows 1 … ``limit``: all of them for ``grid = 1``, else the distinct ⌈grid^j⌉,
+    j = 0, 1, … (1 always first)."""
+    if grid <= 1.0:
+        return np.arange(1, limit + 1)
+    out = {1}
+    power = 1.0
+    while power <= limit:
+        out.add(math.ceil(power - 1e-9))
+        power *= grid
+    return np.array(sorted(w for w in out if w <= limit))
+
+
+class _WindowAverages(Policy):
+    """Per-arm prefix sums of the rewards, (R, K, capacity + 1), for averages of the last h."""
+
+    deterministic = True
+
+    def __init__(self, alpha: float, sigma: float, grid: float) -> None:
+        if grid < 1:
+            raise SpecError("grid", f"must be >= 1 (1: every window); got {grid}")
+        self.alpha, self.sigma, self.grid = float(alpha), float(sigma), float(grid)
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        self.n, self.size, self.t = space.n, rng.size, 0
+        self.counts = np.zeros((self.size, self.n), dtype=np.int64)
+        self._capacity = INITIAL_CAPACITY
+        self._sums = np.zeros((self.size, self.n, self._capacity + 1))
+        self._rows = np.arange(self.size)
+        self._windows = window_grid(self._capacity, self.grid)
+
+    def update(self, actions: np.ndarray, feedback: Feedback) -> None:
+        rows = self._rows
+        n = self.counts[rows, actions] + 1
+        if n.max() > self._capacity:
+            self._capacity *= 2
+            pad = self._capacity + 1 - self._sums.shape[2]
+            self._sums = np.pad(self._sums, ((0, 0), (0, 0), (0, pad)))
+            self._windows = window_grid(self._capacity, self.grid)
+        x = np.asarray(feedback.reward, dtype=float)
+        self._sums[rows, actions, n] = self._sums[rows, actions, n - 1] + x
+        self.counts[rows, actions] = n
+        self.t += 1
+
+    def _averages(self) -> tuple[np.ndarray, np.ndarray]:
+        """The windows up to the largest count, and ``(R, K, W)`` averages of each arm's last
+        h rewards for every window h (NaN with fewer than h)."""
+        counts = self.counts
+        windows = self._windows[self._windows <= max(int(counts.max()), 1)]
+        total = np.take_along_axis(self._sums, counts[:, :, None], axis=2)
+        start = counts[:, :, None] - windows[None, None, :]
+        first = np.take_along_axis(self._sums, np.maximum(start, 0), axis=2)
+        return windows, np.where(start >= 0, (total - first) / windows, np.nan)
+
+    def _log_term(self) -> float:
+        """ln(1/δ_t) = α ln t, t the rounds played so far (at least 1)."""
+        return self.alpha * math.log(max(self.t, 1))
+
+
+class FEWA(_WindowAverages):
+    """FEWA (Seznec et al. 2019, Algorithm 1; module docstring). Parameters: ``alpha`` α
+    (δ_t = t^{−α}; 0.06 in their experiments, 4 in their theorem), ``sigma`` σ (sub-Gaussian
+    noise), ``grid`` m (1: every window, the paper's FEWA; default 1.1, EFF-FEWA's windows).
+    Anytime."""
+
+    def __init__(
+        self, alpha: PositiveFloat = 0.06, sigma: PositiveFloat = 1.0, grid: float = 1.1
+    ) -> None:
+        super().__init__(alpha, sigma, grid)
+
+    def select(self) -> np.ndarray:
+        windows, averages = self._averages()
+        widths = 2.0 * np.sqrt(2.0 * self.sigma**2 * self._log_term() / windows)
+        from impactbandits import kernels
+
+        if kernels.available():
+            from impactbandits.kernels.fewa import fewa_choices
+
+            return fewa_choices(averages, self.counts, windows, widths)
+        return _fewa_choices(averages, self.counts, windows, widths)
+
+
+def _fewa_choices(
+    averages: np.ndarray, counts: np.ndarray, windows: np.ndarray, widths: np.ndarray
+) -> np.ndarray:
+    """FEWA's filter over the batch (the compiled :func:`impactbandits.kernels.fewa.
+    fewa_choices` does the same per replication): for each window in turn, an active arm with
+    fewer samples than the window, or a last arm standing, is played (least pulled, lowest
+    index); otherwise arms more than ``widths[j]`` below the best average leave."""
+    size = counts.shape[0]
+    active = np.ones(counts.shape, dtype=bool)
+    choice = np.full(size, -1, dtype=np.int64)
+    never = np.iinfo(np.int64).max
+    for j, h in enumerate(windows):
+        undecided = choice < 0
+        if not undecided.any():
+            break
+        short = active & (counts < h)
+        alone = active.sum(axis=1) == 1
+        pick = undecided & (short.any(axis=1) | alone)
+        if pick.any():
+            pool = np.where(alone[:, None], active, short)
+            choice = np.where(pick, np.argmin(np.where(pool, counts, never), axis=1), choice)
+        means = averages[:, :, j]
+        best = np.max(np.where(active, means, -np.inf), axis=1, keepdims=True)
+        keep = active & (means >= best - widths[j])
+        active = np.where((choice < 0)[:, None], keep, active)
+    # past the largest window every active arm is short of samples: the least pulled one
+    return np.where(choice < 0, np.argmin(np.where(active, counts, never), axis=1), choice)
+
+
+class RawUCB(_WindowAverages):
+    """RAW-UCB (Seznec et al. 2020; module docstring): each arm's index is the smallest upper
+    confidence bound over its windows. Parameters: ``alpha`` α (δ_t = t^{−α}; 1.4 in their
+    experiments), ``sigma`` σ, ``grid`` m (1: every window; default 1.1). Anytime."""
+
+    def __init__(
+        self, alpha: PositiveFloat = 1.4, sigma: PositiveFloat = 1.0, grid: float = 1.1
+    ) -> None:
+        super().__init__(alpha, sigma, grid)
+
+    def select(self) -> np.ndarray:
+        fresh = self.counts == 0
+        if fresh.any(axis=1).all():
+            return np.argmax(fresh, axis=1)
+        windows, averages = self._averages()
+        ucb = averages + np.sqrt(2.0 * self.sigma**2 * self._log_term() / windows)
+        with np.errstate(invalid="ignore"):
+            index = np.nanmin(np.where(np.isnan(ucb), np.inf, ucb), axis=2)
+        return np.where(fresh.any(axis=1), np.argmax(fresh, axis=1), np.argmax(index, axis=1))
+
+
+class SWA(Policy):
+    """SWA (Levine et al. 2017, Algorithm 1; module docstring). Parameters: ``window`` h
+    (default: from ``alpha``, ``sigma`` and the horizon), ``alpha`` (0.2), ``sigma`` (1),
+    ``doubling`` (wSWA: horizon-free restarts at T = 1, 2, 4, …). Every arm is played until it
+    has h samples (lowest index first), then the best average of the last h."""
+
+    deterministic = True
+
+    def __init__(
+        self,
+        window: PositiveInt | None = None,
+        alpha: PositiveFloat = 0.2,
+        sigma: PositiveFloat = 1.0,
+        doubling: bool = False,
+    ) -> None:
+        if window is not None and doubling:
+            raise SpecError("window", "a fixed window cannot be used with doubling")
+        self.window, self.alpha, self.sigma, self.doubling = window, alpha, sigma, doubling
+
+    @property
+    def requires_horizon(self) -> bool:
+        return self.window is None and not self.doubling
+
+    def _h(self, horizon: int) -> int:
+        if self.window is not None:
+            return int(self.window)
+        inner = 16 * self.sigma**2 * horizon**2 * math.log(math.sqrt(2) * horizon) / self.n**2
+        return max(1, math.ceil(self.alpha * max(inner, 0.0) ** (1 / 3)))
+
+    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
+        self.n, self.size = space.n, rng.size
+        if self.requires_horizon and horizon is None:
+            raise SpecError("window", "is derived from the horizon; give it, or doubling = true")
+        self._phase_length = 1 if self.doubling else (horizon or 1)
+        self._restart()
+
+    def _restart(self) -> None:
+        self.h = self._h(self._phase_length)
+        self._played = 0
+        self._last = np.zeros((self.size, self.n, self.h))  # ring buffer of the last h
+        self._counts = np.zeros((self.size, self.n), dtype=np.int64)
+        self._rows = np.arange(self.size)
+
+    def select(self) -> np.ndarray:
+        short = self._counts < self.h
+        if short.any():
+            # arms below h samples come first (the same in every replication: play in turn)
+            return np.where(short.any(axis=1), np.argmax(short, axis=1), 0)
+        return np.argmax(self._last.sum(axis=2), axis=1)
+
+    def update(self, actions: np.ndarray, feedback: Feedback) -> None:
+        rows = self._rows
+        slot = self._counts[rows, actions] % self.h
+        self._last[rows, actions, slot] = feedback.reward
+        self._counts[rows, actions] += 1
+        self._played += 1
+        if self.doubling and self._played >= self._phase_length:
+            self._phase_length *= 2
+            self._restart()

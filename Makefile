@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 DEMO_OUT ?= runs/demo
 
-.PHONY: demo test bench figures lint format clean
+.PHONY: demo test docs bench figures lint format clean
 
 $(VENV)/.installed-base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,17 @@ demo: $(VENV)/.installed-base
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -q
 
+$(VENV)/.installed-docs: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev,docs]'
+	touch $@ $(VENV)/.installed-dev $(VENV)/.installed-base
+
+## docs: build the documentation site into site/ in strict mode (broken links fail); the four
+## tutorials are executed during the build
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
 ## bench: throughput and memory benchmarks (SMPyBandits reference in its own venv) and issue
 ## 13's engine table (benchmarks/engine_table.py); e.g. BENCH_FLAGS=--skip-figures or --quick
 bench: $(VENV)/.installed-dev
@@ -45,4 +56,4 @@ format: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check --fix src tests benchmarks
 
 clean:
-	rm -rf $(VENV) runs build dist .pytest_cache .ruff_cache
+	rm -rf $(VENV) runs build dist site .cache .pytest_cache .ruff_cache

@@ -150,3 +150,21 @@ def test_bad_parameters_name_the_field():
         build_policy("swa", {"window": 5, "doubling": True})
     with pytest.raises(SpecError, match="means"):
         RottingBandit("custom")
+
+
+@pytest.mark.parametrize("name", ["rotting-abrupt", "rotting-smooth"])
+def test_rotting_figures_at_quick_scale(tmp_path, name):
+    from impactbandits import run_experiment, tidy_table
+    from impactbandits.experiments.figures import get_figure
+
+    figure = get_figure(name)
+    spec = figure.spec(quick=True)
+    run_experiment(spec, tmp_path, backend="serial")
+    table = tidy_table(tmp_path)
+    last = table[table["horizon"] == table["horizon"].max()]
+    regret = last.groupby("policy", observed=True)["regret"].mean()
+    assert set(regret.index) == {"FEWA", "RAW-UCB", "wSWA", "SW-UCB", "D-UCB", "UCB1"}
+    # the adaptive-window methods beat a policy blind to rotting already at T = 3,000
+    assert regret["FEWA"] < regret["UCB1"] and regret["RAW-UCB"] < regret["UCB1"]
+    pngs = figure.render(tmp_path)
+    assert len(pngs) == 1 and pngs[0].stat().st_size > 5000

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from intervals import mean_interval
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -124,16 +125,6 @@ def ours(label: str, policy: str, variant: str, horizon: int, seeds: int) -> dic
     return {"regrets": regrets, "cpu": time.process_time() - start}
 
 
-def summary(regrets: list[float]) -> str:
-    from scipy import stats
-
-    n = len(regrets)
-    mean = sum(regrets) / n
-    sd = math.sqrt(sum((r - mean) ** 2 for r in regrets) / (n - 1)) if n > 1 else 0.0
-    half = stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n) if n > 1 else 0.0
-    return f"{mean:9.1f} ± {half:6.1f}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=20)
@@ -170,8 +161,9 @@ def main() -> None:
             paper = ours(label, policy, "paper", args.horizon, args.seeds)
             authors = ours(label, policy, "authors-code", args.horizon, args.seeds)
             print(
-                f"{label:20s} {agent:22s} {summary(theirs['regrets']):>18s} "
-                f"{summary(paper['regrets']):>18s} {summary(authors['regrets']):>20s}  "
+                f"{label:20s} {agent:22s} {mean_interval(theirs['regrets']):>18s} "
+                f"{mean_interval(paper['regrets']):>18s} "
+                f"{mean_interval(authors['regrets']):>20s}  "
                 f"{theirs['cpu']:.1f} / {paper['cpu'] + authors['cpu']:.1f}",
                 flush=True,
             )

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from intervals import mean_interval
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -111,16 +112,6 @@ def ours(policy: str, horizon: int, seeds: int, exact: bool) -> dict:
     return {"regrets": regrets, "cpu": time.process_time() - start}
 
 
-def summary(regrets: list[float]) -> str:
-    from scipy import stats
-
-    n = len(regrets)
-    mean = sum(regrets) / n
-    sd = math.sqrt(sum((r - mean) ** 2 for r in regrets) / (n - 1)) if n > 1 else 0.0
-    half = stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n) if n > 1 else 0.0
-    return f"{mean:8.1f} ± {half:6.1f}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
@@ -151,7 +142,11 @@ def main() -> None:
         theirs = json.loads(run.stdout.strip().splitlines()[-1])
         mine = ours(policy, args.horizon, args.seeds, args.exact)
         p = stats.ttest_ind(theirs["regrets"], mine["regrets"], equal_var=False).pvalue
-        print(f"{policy:10s} {summary(theirs['regrets']):>18s} {summary(mine['regrets']):>18s}  "
+        theirs_text, mine_text = (
+            mean_interval(theirs["regrets"], 8),
+            mean_interval(mine["regrets"], 8),
+        )
+        print(f"{policy:10s} {theirs_text:>18s} {mine_text:>18s}  "
               f"{p:7.2f}  {theirs['cpu']:.1f} / {mine['cpu']:.1f}", flush=True)  # fmt: skip
 
 

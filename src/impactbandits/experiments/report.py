@@ -174,7 +174,7 @@ def _run_section(
         ("experiment", spec.name),
         ("environments", str(len(spec.environments))),
         ("policies", str(len(spec.policies))),
-        ("horizons", f"{grid} ({len(horizons)} values)"),
+        ("horizons", f"{grid} ({len(horizons)} value{'s' if len(horizons) > 1 else ''})"),
         ("seeds", f"{coverage.describe()}; root seed {spec.seed}"),
         ("intervals", "95% Student-t over seeds; bands clipped at 0 for counts"),
     ]
@@ -276,6 +276,12 @@ def write_report(
         images = []
     summary = summary_table(table, spec.metrics) if len(table) else pd.DataFrame()
     largest = f"T = {max(spec.horizons):,}" if spec.horizons else "the largest horizon"
+    # columns with one value throughout go to the heading: the table stays page-wide
+    for column, word in (("T", None), ("seeds", "seeds")):
+        if column in summary and summary[column].nunique() == 1:
+            if word:
+                largest += f", {summary[column].iloc[0]} {word}"
+            summary = summary.drop(columns=column)
     esc = html.escape
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",

@@ -49,12 +49,14 @@ def _number(value: float, digits: int) -> str:
 
 def pull_shares(shares: np.ndarray, listed: int = LISTED_ARMS) -> str:
     """``"#12 78% · #0 15% · 13 others 7%"``: the ``listed`` most pulled arms (numbered from
-    0) and the rest together, as shares of all pulls."""
+    0) and the rest together, as shares of all pulls; NaN entries (arms the environment does
+    not have) are left out."""
     shares = np.asarray(shares, dtype=float)
-    if not shares.size or not np.isfinite(shares).all() or shares.sum() <= 0:
+    present = np.flatnonzero(np.isfinite(shares))  # NaN: arms another environment has
+    if not present.size or shares[present].sum() <= 0:
         return ""
-    shares = shares / shares.sum()
-    order = np.argsort(-shares, kind="stable")
+    shares = np.where(np.isfinite(shares), shares, 0.0) / shares[present].sum()
+    order = present[np.argsort(-shares[present], kind="stable")]
     parts = [f"#{i} {shares[i]:.0%}" for i in order[:listed]]
     rest = order[listed:]
     if rest.size:

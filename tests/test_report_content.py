@@ -171,3 +171,25 @@ def test_count_bands_stay_above_zero_and_legend_sits_outside():
     assert band[:, 1].min() >= 0.0
     FigureCanvasAgg(fig).draw()
     assert ax.get_legend().get_window_extent().x0 >= ax.get_window_extent().x1
+
+
+def test_figures_drawn_by_a_pool_equal_those_drawn_in_process(tmp_path, monkeypatch):
+    # more environments than PARALLEL_FIGURES: with IMPACTBANDITS_REPORT_WORKERS = 2 the standard
+    # figures come from a process pool; they must be the same files, byte for byte
+    spec = ExperimentSpec.create(
+        name="pool",
+        environments=[
+            {"kind": "bernoulli", "label": f"env {i}", "means": [0.1 * i, 0.5]} for i in range(8)
+        ],
+        policies=[{"kind": "ucb1"}, {"kind": "greedy"}],
+        horizons=[20, 40],
+        seeds=2,
+        checkpoints=4,
+    )
+    run_experiment(spec, tmp_path, backend="serial")
+    write_report(tmp_path)
+    alone = {p.name: p.read_bytes() for p in (tmp_path / "figures").glob("*.png")}
+    monkeypatch.setenv("IMPACTBANDITS_REPORT_WORKERS", "2")
+    write_report(tmp_path)
+    pooled = {p.name: p.read_bytes() for p in (tmp_path / "figures").glob("*.png")}
+    assert len(alone) == 8 and pooled == alone

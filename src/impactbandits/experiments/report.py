@@ -94,17 +94,16 @@ def figure_title(path: Path) -> str:
 
 #: Environments above which the standard figures are drawn by a pool of processes.
 PARALLEL_FIGURES = 6
-#: Environment variable: processes drawing the standard figures (default: up to 4, one per
-#: core); ``1`` draws them in this process.
+#: Environment variable: processes drawing the standard figures (default 1: in this process).
+#: Measured on 40 environments (benchmarks/report_scale.py, 2 cores): 2 processes draw them
+#: 1.5x faster but the process tree peaks at 2.7x the memory (each worker loads matplotlib and
+#: pandas), so the pool is opt-in.
 WORKERS_ENV = "IMPACTBANDITS_REPORT_WORKERS"
 
 
 def _figure_workers() -> int:
     value = os.environ.get(WORKERS_ENV, "")
-    if value.isdigit() and int(value) >= 1:
-        return int(value)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return min(4, cores or 1)
+    return int(value) if value.isdigit() and int(value) >= 1 else 1
 
 
 def _draw_environment(job: tuple[pd.DataFrame, pd.DataFrame, str, str, bool, Path]) -> Path:
@@ -146,7 +145,7 @@ def _standard_figures(
     ]  # fmt: skip
     workers = _figure_workers()
     if len(jobs) > PARALLEL_FIGURES and workers > 1:
-        # matplotlib draws ~0.3 s per figure: 40 environments are ~2x faster on 2 cores
+        # matplotlib draws ~0.3 s per figure
         method = "forkserver" if sys.platform.startswith("linux") else "spawn"
         context = multiprocessing.get_context(method)
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
@@ -251,7 +250,9 @@ def write_report(
     ``RUN_DIR/figures/*.png``); return its path.
 
     ``extra_figures``: a paper renderer's PNGs, shown instead of the standard figures (they
-    show the same runs the paper's way). ``seeds`` as in
+    show the same runs the paper's way). With more than :data:`PARALLEL_FIGURES` environments
+    and ``IMPACTBANDITS_REPORT_WORKERS`` above 1 the standard figures are drawn by a process
+    pool. ``seeds`` as in
     :func:`~impactbandits.experiments.tidy.tidy_table` (``"all"``: every stored seed); the page
     states the seeds shown and stored, and the same facts are warned
     (:class:`~impactbandits.experiments.store.StoreWarning`) as by ``tidy_table``."""

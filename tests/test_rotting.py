@@ -119,8 +119,11 @@ def test_oracle_is_the_best_allocation_by_brute_force():
 
 
 def _fewa_bound(sigma, k, horizon, decay):
-    """Seznec et al. (2019), Corollary 1: E[R_T] ≤ 13σ(√(KT) + K)√(log T) + K·L for FEWA with
-    α = 5, L the largest drop of an arm's mean."""
+    """E[R_T] ≤ 13σ(√(KT) + K)√(log T) + K·L, L the largest drop of an arm's mean: Seznec et al.
+    (2019)'s problem-independent bound for FEWA (Corollary 1, α = 5) as we recall it — the
+    paper's text was not available to check the constants; RAW-UCB's bound (Seznec et al.
+    2020) has the same order. Order and constants make it a loose but falsifiable check: a
+    policy blind to rotting exceeds it below."""
     return 13 * sigma * (math.sqrt(k * horizon) + k) * math.sqrt(math.log(horizon)) + k * decay
 
 

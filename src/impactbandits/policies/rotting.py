@@ -14,14 +14,13 @@
   AISTATS): play ``argmax_i min_{h ≤ N_i} [ μ̂_i^h + c(h, δ_t) ]``.
 
 Windows: ``grid = 1`` uses every window h = 1, …, N_i (the papers' algorithms, O(K·T) per
-round); ``grid = m > 1`` only the windows ⌈m^j⌉ (their efficient versions, O(K log T) per round,
-same guarantees up to constants; Seznec et al. 2019, §5, and 2020). Averages are exact averages
-of the last h rewards (per-arm prefix sums); the authors' efficient code (SMPyBandits
-``EFF_FEWA`` / ``EFF_RAWUCB``) instead refreshes a window's statistic only when it fills
-(docs/fidelity.md). Defaults are the papers' experimental settings (SMPyBandits
-``Experiment/Seznec19a_Fig2``): FEWA α = 0.06, RAW-UCB α = 1.4, σ = 1, ``grid = 1.1``;
-wSWA α = 0.2. t in δ_t counts the rounds played so far, as in the authors' code. Ties go to the
-lowest arm index.
+round); ``grid = m > 1`` only the windows ⌈m^j⌉ (the windows of the authors' efficient versions
+EFF-FEWA and EFF-RAW-UCB, O(K log T) per round). Averages are exact averages of the last h
+rewards (per-arm prefix sums); the authors' efficient code (SMPyBandits ``EFF_FEWA`` /
+``EFF_RAWUCB``) instead refreshes a window's statistic only when it fills (docs/fidelity.md).
+Defaults are the papers' experimental settings (SMPyBandits ``Experiment/Seznec19a_Fig2``): FEWA
+α = 0.06, RAW-UCB α = 1.4, σ = 1, ``grid = 1.1``; wSWA α = 0.2. t in δ_t counts the rounds
+played so far, as in the authors' code. Ties go to the lowest arm index.
 """
 
 from __future__ import annotations
@@ -104,7 +103,7 @@ class _WindowAverages(Policy):
 
 class FEWA(_WindowAverages):
     """FEWA (Seznec et al. 2019, Algorithm 1; module docstring). Parameters: ``alpha`` α
-    (δ_t = t^{−α}; 0.06 in their experiments, 4 in their theorem), ``sigma`` σ (sub-Gaussian
+    (δ_t = t^{−α}; 0.06 in their experiments, 4 in SMPyBandits' FEWA), ``sigma`` σ (sub-Gaussian
     noise), ``grid`` m (1: every window, the paper's FEWA; default 1.1, EFF-FEWA's windows).
     Anytime."""
 

@@ -36,8 +36,10 @@ paper:
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
 
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
@@ -70,7 +72,7 @@ class RedUCB(Policy):
 
     def __init__(
         self,
-        epsilon: PositiveFloat = EPSILON_DEFAULT,
+        epsilon: Annotated[float, Field(gt=0.0, le=0.5)] = EPSILON_DEFAULT,
         alpha: PositiveFloat = ALPHA_DEFAULT,
         sigma: PositiveFloat = SIGMA_DEFAULT,
         variant: Variant = "paper",

@@ -26,8 +26,10 @@ played so far, as in the authors' code. Ties go to the lowest arm index.
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
 
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
@@ -38,6 +40,8 @@ from impactbandits.params import PositiveFloat, PositiveInt
 
 __all__ = ["FEWA", "SWA", "RawUCB"]
 
+#: The window grid m: 1 (every window) or more.
+Grid = Annotated[float, Field(ge=1.0)]
 #: Initial capacity (samples per arm) of the prefix-sum tables; doubled when full.
 INITIAL_CAPACITY = 256
 
@@ -108,7 +112,7 @@ class FEWA(_WindowAverages):
     Anytime."""
 
     def __init__(
-        self, alpha: PositiveFloat = 0.06, sigma: PositiveFloat = 1.0, grid: float = 1.1
+        self, alpha: PositiveFloat = 0.06, sigma: PositiveFloat = 1.0, grid: Grid = 1.1
     ) -> None:
         super().__init__(alpha, sigma, grid)
 
@@ -159,7 +163,7 @@ class RawUCB(_WindowAverages):
     experiments), ``sigma`` σ, ``grid`` m (1: every window; default 1.1). Anytime."""
 
     def __init__(
-        self, alpha: PositiveFloat = 1.4, sigma: PositiveFloat = 1.0, grid: float = 1.1
+        self, alpha: PositiveFloat = 1.4, sigma: PositiveFloat = 1.0, grid: Grid = 1.1
     ) -> None:
         super().__init__(alpha, sigma, grid)
 

@@ -1,54 +1,100 @@
-"""A library policy played through the Gymnasium interface gives the native runner's numbers.
+"""A library policy played through the Gymnasium interface gets the native runner's numbers.
 
     .venv/bin/python examples/gym_policy.py
 
-UCB1 on a noisy single-peaked rested bandit (Lindner et al.'s instance 1, σ = 0.05), 2,000
-rounds, seed 7: once through ``impactbandits.gym`` (reset, step, the observation turned back
-into the library's feedback), once through ``impactbandits.core.simulate``.
+Lindner et al.'s single-peaked instance 1 with Gaussian noise (σ = 0.05), horizon 1,000, root
+seed 7, three replications, two policies (UCB1, and SPO with the noise bound 2σ). Once through
+``impactbandits.gym`` — ``reset(seed=7)`` then ``reset()`` for the next replications, the policy
+acting on observations (:class:`~impactbandits.gym.LibraryAgent`) — and once through the
+experiment runner (``run_experiment`` on the same spec, results read back with ``tidy_table``).
+Rewards, expected rewards and regrets agree to the last bit.
 """
 
 from __future__ import annotations
 
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 
-from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
-from impactbandits.gym import make
-from impactbandits.policies.classic import UCB1
-from impactbandits.registry import build_environment
+from impactbandits.experiments.runner import run_experiment
+from impactbandits.experiments.spec import ExperimentSpec
+from impactbandits.experiments.tidy import tidy_table
+from impactbandits.gym import LibraryAgent, make
 
-SEED, ROUNDS = 7, 2000
-PARAMS = {"instance": 1, "noise": "gaussian", "sigma": 0.05, "length": ROUNDS}
-
-
-def through_gymnasium() -> tuple[float, float]:
-    env = make("single-peaked", **PARAMS)
-    policy = UCB1()
-    observation, _ = env.reset(seed=SEED)
-    policy.reset(env.env.action_space, None, BatchRNG.from_key(SEED, (1,), [0]))
-    reward = expected = 0.0
-    for _ in range(ROUNDS):
-        action = policy.select()
-        observation, r, _, _, info = env.step(int(action[0]))
-        policy.update(action, env.feedback(observation))
-        reward += r
-        expected += info["expected_reward"]
-    return reward, expected
+SEED, SEEDS, HORIZON = 7, 3, 1000
+ENVIRONMENT: dict[str, Any] = {
+    "kind": "single-peaked",
+    "instance": 1,
+    "noise": "gaussian",
+    "sigma": 0.05,
+}
+POLICIES: list[dict[str, Any]] = [{"kind": "ucb1"}, {"kind": "spo", "noise_bound": 0.1}]
 
 
-def natively() -> tuple[float, float]:
-    env = build_environment("single-peaked", PARAMS)
-    run = simulate(
-        env, UCB1(), ROUNDS, None, np.array([ROUNDS]),
-        EnvironmentRandom(SEED, 0, [0]), BatchRNG.from_key(SEED, (1,), [0]),
-    )  # fmt: skip
-    return float(run.reward[0, -1]), float(run.expected[0, -1])
+def through_gymnasium(policy: dict[str, Any]) -> list[tuple[float, float, float]]:
+    """(reward, expected reward, regret) of each replication, played through Gymnasium."""
+    env = make(horizon=HORIZON, **ENVIRONMENT)
+    agent = LibraryAgent(env, policy)
+    rows = []
+    for replication in range(SEEDS):
+        # the first episode is replication 0 of the root seed; reset() moves to the next one
+        observation, info = env.reset(seed=SEED) if replication == 0 else env.reset()
+        assert info["replication"] == replication
+        agent.reset()
+        reward = expected = 0.0
+        truncated = False
+        while not truncated:
+            observation, r, _, truncated, info = env.step(agent.act())
+            agent.observe(observation)
+            reward += float(r)
+            expected += info["expected_reward"]
+        regret = float(env.optimum(HORIZON)[0]) - expected
+        rows.append((reward, expected, regret))
+    return rows
+
+
+def natively() -> dict[str, list[tuple[float, float, float]]]:
+    """The same runs by the experiment runner: policy label → rows per replication."""
+    spec = ExperimentSpec.create(
+        name="gym-example",
+        environments=[ENVIRONMENT],
+        policies=POLICIES,
+        horizons=[HORIZON],
+        seeds=SEEDS,
+        seed=SEED,
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        run_dir = Path(tmp) / "run"
+        run_experiment(spec, run_dir, backend="serial")
+        table = tidy_table(run_dir)
+    table = table[table["time"] == HORIZON].sort_values(["policy", "seed"])
+    return {
+        str(label): [
+            (float(row.reward), float(row.expected_reward), float(row.regret))
+            for row in group.itertuples()
+        ]
+        for label, group in table.groupby("policy", observed=True)
+    }
+
+
+def main() -> int:
+    native = natively()
+    identical = True
+    for policy in POLICIES:
+        label = str(policy["kind"])
+        gym_rows = through_gymnasium(policy)
+        print(f"{label}:")
+        for replication, (mine, theirs) in enumerate(zip(gym_rows, native[label], strict=True)):
+            print(f"  replication {replication}")
+            print("    Gymnasium: reward {:.6f}  expected {:.6f}  regret {:.6f}".format(*mine))
+            print("    runner:    reward {:.6f}  expected {:.6f}  regret {:.6f}".format(*theirs))
+            identical &= bool(np.array_equal(mine, theirs))
+    print("identical" if identical else "DIFFERENT")
+    return 0 if identical else 1
 
 
 if __name__ == "__main__":
-    gym_reward, gym_expected = through_gymnasium()
-    native_reward, native_expected = natively()
-    print(f"Gymnasium: reward {gym_reward:.6f}, expected reward {gym_expected:.6f}")
-    print(f"native:    reward {native_reward:.6f}, expected reward {native_expected:.6f}")
-    assert np.isclose(gym_reward, native_reward, rtol=0, atol=1e-9)
-    assert np.isclose(gym_expected, native_expected, rtol=0, atol=1e-9)
-    print("identical")
+    sys.exit(main())

@@ -41,7 +41,7 @@ from impactbandits.registry import (
     validate_params,
 )
 
-__all__ = ["ComponentSpec", "ExperimentSpec", "load_spec", "parse_horizons"]
+__all__ = ["ComponentSpec", "ExperimentSpec", "component_spec", "load_spec", "parse_horizons"]
 
 Metric = Literal["reward", "regret", "per_step_regret", "pulls", "switches", "phases"]
 DEFAULT_METRICS: tuple[Metric, ...] = ("reward", "regret", "per_step_regret", "pulls", "switches")
@@ -87,6 +87,13 @@ class ComponentSpec(BaseModel):
 
 def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def component_spec(role: str, raw: Any, field: str) -> ComponentSpec:
+    """One spec entry (``role`` ``"environment"`` or ``"policy"``) validated exactly as in a
+    spec, with the same content key: what the Gymnasium adapters use to seed as the runner
+    does. Errors name ``field``."""
+    return _component(role, raw, field)
 
 
 def _component(role: str, raw: Any, field: str) -> ComponentSpec:

@@ -5,18 +5,29 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
 
 from impactbandits.core import EnvironmentRandom
 from impactbandits.core.policy import BatchedSimplePolicy
-from impactbandits.envs.rotting import TEN_ARMS, RottingBandit, rotting_curves
+from impactbandits.envs.rotting import (
+    SMOOTH_FLOOR_FRACTION,
+    SMOOTH_RATE,
+    SMOOTH_START,
+    TEN_ARMS,
+    AbruptRottingBandit,
+    RottingBandit,
+    SmoothRottingBandit,
+    rotting_curves,
+    smooth_rotting_arms,
+)
 from impactbandits.errors import SpecError
 from impactbandits.oracles.rested import optimal_allocation_oracle
 from impactbandits.policies.classic import UCB1
 from impactbandits.policies.rotting import FEWA, SWA, RawUCB
-from impactbandits.registry import build_policy
+from impactbandits.registry import build_policy, validate_params
 
 from .reference_rotting import ReferenceFEWA, ReferenceRawUCB, ReferenceSWA
 from .simulation import run_batch
@@ -38,10 +49,11 @@ def _envs():
         RottingBandit("custom", means=rng.uniform(0, 1, 6).tolist(), decay="smooth",
                       breakpoint=40, rho=0.7, length=500, sigma=0.3),
         RottingBandit("two-arms", mu=0.4, length=500),
+        SmoothRottingBandit("exponential", n_arms=7, seed=2, length=500, sigma=0.5),
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize("env", _envs(), ids=["abrupt", "smooth", "two-arms"])
+@pytest.mark.parametrize("env", _envs(), ids=["abrupt", "smooth", "two-arms", "smooth-unit"])
 @pytest.mark.parametrize(
     ("fast", "slow"),
     [
@@ -77,12 +89,22 @@ def test_fewa_compiled_filter_equals_numpy_filter(monkeypatch):
     np.testing.assert_array_equal(compiled.pulls, plain.pulls)
 
 
-@pytest.mark.parametrize("cls", [FEWA, RawUCB])
-def test_replications_do_not_depend_on_the_batch(cls):
-    env = _envs()[1]
-    whole = _run(cls(), env, 400)
-    alone = _run(cls(), env, 400, reps=[3])
+@pytest.mark.parametrize(
+    "make",
+    [FEWA, lambda: FEWA(grid=1.0), RawUCB, lambda: SWA(doubling=True)],
+    ids=["fewa", "fewa-every-window", "raw-ucb", "wswa"],
+)
+@pytest.mark.parametrize(
+    "env",
+    [_envs()[1], SmoothRottingBandit(n_arms=5, seed=3, length=400, sigma=0.1)],
+    ids=["smooth", "smooth-unit"],
+)
+def test_replications_do_not_depend_on_the_batch(make, env):
+    # R = 8 in one batch vs replication 3 alone (R = 1): the same row
+    whole = _run(make(), env, 400, reps=range(8))
+    alone = _run(make(), env, 400, reps=[3])
     np.testing.assert_array_equal(whole.pulls[3:4], alone.pulls)
+    np.testing.assert_array_equal(whole.reward[3:4], alone.reward)
 
 
 def test_instances_match_the_papers_scripts():
@@ -118,6 +140,90 @@ def test_oracle_is_the_best_allocation_by_brute_force():
             assert oracle[horizon] == pytest.approx(best)
 
 
+def _brute_force_best(curves: np.ndarray, horizon: int) -> float:
+    cumulative = np.concatenate([np.zeros((len(curves), 1)), np.cumsum(curves, axis=1)], axis=1)
+    return max(
+        sum(cumulative[i, n] for i, n in enumerate(counts))
+        for counts in itertools.product(range(horizon + 1), repeat=len(curves))
+        if sum(counts) == horizon
+    )
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        AbruptRottingBandit("custom", means=[0.3, 0.7, 0.5], breakpoint=3, length=9),
+        AbruptRottingBandit("two-arms", mu=0.4, length=9),
+        SmoothRottingBandit("polynomial", n_arms=3, seed=4, length=9),
+        SmoothRottingBandit(
+            "exponential",
+            start=[0.9, 0.8, 0.7],
+            floor=[0.1, 0.5, 0.6],
+            rate=[0.9, 0.3, 0.05],
+            length=9,
+        ),
+        SmoothRottingBandit(
+            "polynomial",
+            start=[1.0, 0.6, 0.55],
+            floor=[0.0, 0.3, 0.5],
+            rate=[2.0, 0.5, 0.1],
+            length=9,
+        ),
+    ],
+    ids=["abrupt-custom", "abrupt-two-arms", "polynomial-drawn", "exponential", "polynomial"],
+)
+def test_oracle_is_exact_on_the_unit_interval_families(env):
+    # the library's optimal_allocation oracle against every allocation of T pulls, T ≤ 9
+    env.reset(EnvironmentRandom(0, 1, [0]))
+    oracle = optimal_allocation_oracle(env, np.arange(10))[0]
+    for horizon in range(10):
+        assert oracle[horizon] == pytest.approx(_brute_force_best(env.curves, horizon))
+
+
+def test_abrupt_unit_interval_is_the_papers_problem_rescaled():
+    # ½ + v / (2 μ_max), σ / (2 μ_max): FEWA and RAW-UCB told the mapped σ, and SWA with the
+    # same window, play exactly as on the papers' scale; every regret is divided by 20
+    paper = RottingBandit("ten-arms", breakpoint=200, length=1500)
+    unit = AbruptRottingBandit("ten-arms", breakpoint=200, length=1500)
+    assert unit.span == pytest.approx(20.0) and unit.sigma == pytest.approx(1 / 20)
+    assert unit.curves.min() >= 0.0 and unit.curves.max() <= 1.0
+    np.testing.assert_allclose((unit.curves - 0.5) * unit.span, paper.curves, atol=1e-12)
+    pairs = [
+        (FEWA(), FEWA(sigma=unit.sigma)),
+        (RawUCB(grid=1.0), RawUCB(grid=1.0, sigma=unit.sigma)),
+        (SWA(doubling=True), SWA(doubling=True)),
+    ]
+    for theirs, ours in pairs:
+        a = _run(theirs, paper, 1500)
+        b = _run(ours, unit, 1500)
+        np.testing.assert_array_equal(a.pulls, b.pulls)
+        np.testing.assert_allclose((b.expected - 0.5 * np.arange(1, 1501)) * 20, a.expected,
+                                   atol=1e-8)  # fmt: skip
+
+
+def test_smooth_generator_is_seeded_and_rotting():
+    a = SmoothRottingBandit(n_arms=6, seed=7, length=2000)
+    b = SmoothRottingBandit(n_arms=6, seed=7, length=2000)
+    c = SmoothRottingBandit(n_arms=6, seed=8, length=2000)
+    np.testing.assert_array_equal(a.curves, b.curves)
+    assert not np.array_equal(a.curves, c.curves)
+    for shape in ("polynomial", "exponential"):
+        env = SmoothRottingBandit(shape, n_arms=6, seed=7, length=2000)
+        start, floor, rate = smooth_rotting_arms(shape, 6, 7)
+        np.testing.assert_array_equal(env.curves[:, 0], start)  # g(1) = 1
+        assert (np.diff(env.curves, axis=1) <= 0).all()
+        assert (env.curves >= floor[:, None]).all() and (env.curves <= 1).all()
+        assert ((start >= SMOOTH_START[0]) & (start <= SMOOTH_START[1])).all()
+        fraction = floor / start
+        assert (
+            (fraction >= SMOOTH_FLOOR_FRACTION[0]) & (fraction <= SMOOTH_FLOOR_FRACTION[1])
+        ).all()
+        assert ((rate >= SMOOTH_RATE[shape][0]) & (rate <= SMOOTH_RATE[shape][1])).all()
+    # polynomial: floor + (start − floor)·m^−θ at m = 100
+    env = SmoothRottingBandit(start=[0.8, 0.6], floor=[0.2, 0.5], rate=[0.5, 1.0], length=100)
+    np.testing.assert_allclose(env.curves[:, 99], [0.2 + 0.6 * 0.1, 0.5 + 0.1 * 0.01])
+
+
 def _fewa_bound(sigma, k, horizon, decay):
     """E[R_T] ≤ 13σ(√(KT) + K)√(log T) + K·L, L the largest drop of an arm's mean: Seznec et al.
     (2019)'s problem-independent bound for FEWA (Corollary 1, α = 5) as we recall it — the
@@ -149,10 +255,39 @@ def test_fewa_and_raw_ucb_stay_below_the_bound(mu):
 def test_bad_parameters_name_the_field():
     with pytest.raises(SpecError, match="grid"):
         build_policy("fewa", {"grid": 0.5})
+    with pytest.raises(SpecError, match="grid"):
+        FEWA(grid=0.5)
     with pytest.raises(SpecError, match="window"):
         build_policy("swa", {"window": 5, "doubling": True})
     with pytest.raises(SpecError, match="means"):
         RottingBandit("custom")
+
+
+@pytest.mark.parametrize(
+    ("cls", "params", "field"),
+    [
+        (FEWA, {"grid": 0.5}, "grid"),
+        (FEWA, {"alpha": 0.0}, "alpha"),
+        (RawUCB, {"sigma": -1.0}, "sigma"),
+        (SWA, {"window": 0}, "window"),
+        (SWA, {"window": 4, "doubling": True}, "window"),
+        (RottingBandit, {"instance": "custom"}, "means"),
+        (AbruptRottingBandit, {"instance": "two-arms", "mu": 0.0}, "mu"),
+        (AbruptRottingBandit, {"sigma": -1.0}, "sigma"),
+        (SmoothRottingBandit, {"n_arms": 1}, "n_arms"),
+        (SmoothRottingBandit, {"start": [0.5, 0.4]}, "start"),
+        (SmoothRottingBandit, {"start": [0.5], "floor": [0.1, 0.2], "rate": [1.0]}, "start"),
+        (SmoothRottingBandit, {"start": [0.5], "floor": [0.6], "rate": [1.0]}, "floor"),
+        (SmoothRottingBandit, {"start": [1.5], "floor": [0.6], "rate": [1.0]}, "start"),
+        (SmoothRottingBandit, {"shape": "linear"}, "shape"),
+    ],
+)
+def test_spec_errors_are_one_line_naming_the_field(cls, params, field):
+    with pytest.raises(SpecError) as info:
+        validate_params(cls, params, "environment" if "Bandit" in cls.__name__ else "policy")
+    text = str(info.value)
+    assert "\n" not in text, text
+    assert re.match(rf"(environment|policy)\.{field}(\[\d+\])?: ", text), text
 
 
 @pytest.mark.parametrize("name", ["rotting-abrupt", "rotting-smooth"])

@@ -5,14 +5,16 @@ One command::
     .venv/bin/python benchmarks/fidelity/rotting.py [--seeds 10] [--horizon 25000]
 
 On Seznec et al.'s (2019) Figure 2 instance (10 arms, μ_i for 1,000 pulls then −μ_i, σ = 1),
-each replication seeded alike on both sides:
+with the same number of replications on both sides:
 
 * ``smpy`` — SMPyBandits at the mirrored snapshot (``SMPyBandits/SMPyBandits@012fc13``; its
   ``Policies``, ``Arms`` and ``Environment`` folders are exported to
   ``benchmarks/fidelity/.authors/smpybandits-git/``: the PyPI release 0.9.7 lacks them), run in
   the SMPyBandits venv (``benchmarks/smpybandits_env.sh``) by a loop equal to their
   ``MAB_rotting.play``: ``EFF_FEWA(α = 0.06, m = 1.1)``, ``EFF_RAWUCB(α = 1.4, m = 1.1)`` and
-  ``wSWA(α = 0.2)`` on ``RestedRottingGaussian`` arms, NumPy's legacy generator seeded with r;
+  ``wSWA(α = 0.2)`` on ``RestedRottingGaussian`` arms; replication r seeds Python's
+  ``random`` with r (their Gaussian arms draw with ``random.gauss``) and NumPy's legacy
+  generator (their tie-breaking), so each side is reproducible (the draws differ);
 * ``ours`` — ``fewa``, ``raw-ucb`` (window grid 1.1) and ``swa`` (doubling) on ``rotting``
   ``ten-arms``.
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import subprocess
 import sys
 import time
@@ -70,7 +73,8 @@ def worker(policy: str, horizon: int, seeds: int, exact: bool) -> None:
     regrets = []
     start = time.process_time()
     for rep in range(seeds):
-        np.random.seed(rep)  # noqa: NPY002 - their arms draw from the legacy generator
+        random.seed(rep)  # their UnboundedGaussian.draw is random.gauss
+        np.random.seed(rep)  # noqa: NPY002 - their IndexPolicy breaks ties with it
         arms = [
             RestedRottingGaussian(
                 decayingFunction=_abrupt(mu),

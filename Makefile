@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 DEMO_OUT ?= runs/demo
 
-.PHONY: demo test docs bench figures lint format clean
+.PHONY: demo test docs bench figures lint format clean clean-kernels
 
 $(VENV)/.installed-base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -54,6 +54,10 @@ lint: $(VENV)/.installed-dev
 format: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff format src tests benchmarks
 	$(VENV)/bin/ruff check --fix src tests benchmarks
+
+## clean-kernels: drop numba's cached kernels (after editing src/impactbandits/kernels)
+clean-kernels:
+	rm -f src/impactbandits/kernels/__pycache__/*.nbi src/impactbandits/kernels/__pycache__/*.nbc
 
 clean:
 	rm -rf $(VENV) runs build dist site .cache .pytest_cache .ruff_cache

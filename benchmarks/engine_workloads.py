@@ -84,6 +84,20 @@ def _engine(
 
 
 @workload
+def warm_kernels() -> dict[str, Any]:
+    """Load (or, in a fresh checkout, compile) numba's cached kernels the rows use — the round
+    loop and the SRUM loop — so that no measured process pays the compilation, whose LLVM
+    memory would otherwise show in its peak RSS."""
+    import time
+
+    start = time.perf_counter()
+    bernoulli_pipeline(arms=2, horizon=20, seeds=1)
+    spo_batch(horizon=20, replications=1, batched=True)
+    srum_engine(means=[0.2, 0.5], horizon=20, seeds=1)
+    return {"wall": time.perf_counter() - start}
+
+
+@workload
 def bernoulli_pipeline(
     arms: int | None = None,
     means: list[float] | None = None,
@@ -92,9 +106,17 @@ def bernoulli_pipeline(
     seeds: int = 100,
     backend: str = "serial",
     workers: int | None = None,
+    kernels: bool = True,
 ) -> dict[str, Any]:
-    """Whole pipeline on a Bernoulli bandit: ``means`` or ``arms`` means in [0.1, 0.9]."""
+    """Whole pipeline on a Bernoulli bandit: ``means`` or ``arms`` means in [0.1, 0.9];
+    ``kernels=False`` runs the readable NumPy loop (``IMPACTBANDITS_KERNELS=0``, so numba is
+    never imported)."""
+    import os
+
     import numpy as np
+
+    if not kernels:
+        os.environ["IMPACTBANDITS_KERNELS"] = "0"
 
     if means is None:
         means = np.linspace(0.1, 0.9, arms or 2).tolist()
@@ -291,6 +313,48 @@ def spo_batch(horizon: int, replications: int, batched: bool) -> dict[str, Any]:
         ("single-peaked", env_params), ("spo-delta", {"sigma": SPO_SIGMA}), horizon, batches
     )
     return section.record()
+
+
+@workload
+def spo_python_calls(horizon: int, replications: int) -> dict[str, Any]:
+    """Python function calls (``cProfile``'s count) of one ``simulate`` of row 4's noisy SPO
+    over ``replications`` seeds at ``horizon`` and at twice it, after a warm-up: calls that
+    grow with T × R are Python work per round and replication."""
+    import cProfile
+    import pstats
+
+    import numpy as np
+
+    from impactbandits.core.environment import EnvironmentRandom
+    from impactbandits.core.random import POLICY, BatchRNG
+    from impactbandits.core.simulate import simulate
+    from impactbandits.registry import build_environment, build_policy
+
+    def calls(rounds: int) -> int:
+        reps = list(range(replications))
+        env = build_environment(
+            "single-peaked",
+            {"instance": SINGLE_PEAKED_INSTANCE, "length": 2 * horizon, "noise": "gaussian",
+             "sigma": SPO_SIGMA},
+        )  # fmt: skip
+        profile = cProfile.Profile()
+        profile.enable()
+        simulate(
+            env,
+            build_policy("spo-delta", {"sigma": SPO_SIGMA}),
+            rounds,
+            rounds,
+            np.array([rounds]),
+            EnvironmentRandom(0, 1, reps),
+            BatchRNG.from_key(0, (2, POLICY), reps),
+            check_actions=False,
+        )
+        profile.disable()
+        return int(pstats.Stats(profile).total_calls)  # type: ignore[attr-defined]
+
+    calls(horizon)  # warm-up: lazy imports, kernels loaded, both horizons' first calls
+    calls(2 * horizon)
+    return {"calls_t": calls(horizon), "calls_2t": calls(2 * horizon)}
 
 
 @workload

@@ -79,24 +79,60 @@ def test_compiled_loop_equals_the_readable_loop(env_spec, policy_spec):
 
 
 @pytest.mark.parametrize(
-    "means",
+    "env_spec",
     [
-        list(np.linspace(0.1, 0.9, 300)),
-        [0.5] * 40 + [0.6] * 40,  # exact ties everywhere: the lowest index must win
-        list(np.random.default_rng(1).random(64)),
+        ("bernoulli", {"means": list(np.linspace(0.1, 0.9, 300))}),
+        # exact ties everywhere: the lowest index must win
+        ("bernoulli", {"means": [0.5] * 40 + [0.6] * 40}),
+        ("bernoulli", {"means": list(np.random.default_rng(1).random(64))}),
+        # continuous rewards: (nearly) every arm in a bucket of its own
+        ("gaussian", {"means": list(np.random.default_rng(2).random(150)), "sigma": 0.3}),
+        ("bernoulli", {"means": list(np.linspace(0.1, 0.9, 1000))}),
     ],
-    ids=["spread", "ties", "random"],
+    ids=["spread", "ties", "random", "gaussian", "thousand"],
 )
-def test_ucb1_with_upper_bounds_equals_the_readable_loop_with_many_arms(means):
-    """UCB1's pruned selection (K >= 16) visits arms by decreasing upper bound: the same arm
-    as the full argmax, round by round (every round is a checkpoint)."""
-    env_spec = ("bernoulli", {"means": means})
+def test_ucb1_with_buckets_equals_the_readable_loop_with_many_arms(env_spec):
+    """UCB1 with K >= 16 selects through buckets of equal (count, mean)
+    (kernels/ucb_groups.py): the same arm as the full argmax, round by round (every round is a
+    checkpoint)."""
     fast = _run(env_spec, ("ucb1", {}), True, reps=(0, 1), rounds=3000,
                 checkpoints=np.arange(1, 3001))  # fmt: skip
     slow = _run(env_spec, ("ucb1", {}), False, reps=(0, 1), rounds=3000,
                 checkpoints=np.arange(1, 3001))  # fmt: skip
     np.testing.assert_array_equal(fast.pulls, slow.pulls)
     np.testing.assert_array_equal(fast.reward, slow.reward)
+
+
+def test_ucb1_buckets_fall_back_when_means_tie_after_rounding():
+    """64 arms (the buckets' minimum): arms 0 and 2 are worth 0.75 − 1 ulp, arm 1 0.75, the
+    others 0.1 (noise-free). With equal counts their means differ but their indices round to
+    the same float, so the lowest index (arm 0, the lower mean) must win where the top bucket
+    by mean holds arm 1. The replay below shows such
+    rounds happen; the buckets see them and fall back to the full scan (without that fallback
+    this test fails: checked by disabling it)."""
+    v = 0.75
+    means = [float(np.nextafter(v, 0)), v, float(np.nextafter(v, 0))] + [0.1] * 61
+    env_spec = ("constant", {"means": means})
+    rounds = 3000
+    fast = _run(env_spec, ("ucb1", {}), True, reps=(0,), rounds=rounds,
+                checkpoints=np.arange(1, rounds + 1))  # fmt: skip
+    slow = _run(env_spec, ("ucb1", {}), False, reps=(0,), rounds=rounds,
+                checkpoints=np.arange(1, rounds + 1))  # fmt: skip
+    np.testing.assert_array_equal(fast.pulls, slow.pulls)
+    # replay the readable loop's pulls: rounds whose maximal index is reached by two different
+    # means of one count, the lower mean at the lower arm index
+    steps = np.diff(np.vstack([np.zeros(len(means)), slow.pulls[0]]), axis=0)
+    counts, sums, events = np.zeros(len(means)), np.zeros(len(means)), 0
+    for t, arm in enumerate(np.argmax(steps, axis=1), start=1):
+        if counts.min() > 0:
+            mean = sums / counts
+            index = mean + np.sqrt(2.0 * np.log(t) / counts)
+            top = np.flatnonzero(index == index.max())
+            lowest = top[0]
+            events += any(counts[j] == counts[lowest] and mean[j] > mean[lowest] for j in top)
+        counts[arm] += 1
+        sums[arm] += means[arm]
+    assert events >= 10
 
 
 def test_compiled_noise_equals_the_numpy_noise_value_for_value():

@@ -24,6 +24,13 @@ impactbandits[fast]``, which brings numba).
 Otherwise the readable NumPy loop runs. Both give identical numbers: every kernel transcribes
 its policy's operations in the same order, and the noise of each pull is computed from the
 same counter with the same functions (``tests/test_kernels.py`` compares them bit for bit).
+
+Working on the kernels: numba's on-disk cache (``cache=True``, in ``__pycache__``) is keyed on
+each function's own source file, and a cached function carries the compiled code of the
+functions it calls from other modules. After editing a kernel module, delete the ``*.nbi`` and
+``*.nbc`` files under ``src/impactbandits/kernels/__pycache__`` (``make clean-kernels``), or a
+caller may keep running the old code. (An installed release is unaffected: installing rewrites
+every file.)
 """
 
 from __future__ import annotations

@@ -3,10 +3,10 @@
 Each function here is a transcription of the readable, batched implementation it names, with
 the same floating-point operations in the same order, so the numbers are identical (tested in
 ``tests/test_kernels.py`` against :func:`~impactbandits.core.simulate.simulate` run without
-kernels). Environments enter as a *pull model* (:func:`_outcome`): the expected reward of the
-m-th pull of arm i in replication r (``values[r or 0, i, m or 0]``) and its common noise,
-computed on the spot from the counter (r, i, m) (:mod:`impactbandits.kernels.noise`), so
-nothing is stored per arm and pull.
+kernels). Environments enter as a *pull model* (:func:`~impactbandits.kernels.noise.outcome`):
+the expected reward of the m-th pull of arm i in replication r (``values[r or 0, i, m or 0]``)
+and its common noise, computed on the spot from the counter (r, i, m), so nothing is stored
+per arm and pull.
 
 Imported only when numba is installed (:mod:`impactbandits.kernels`).
 """
@@ -19,48 +19,19 @@ import numpy as np
 from numba import njit
 
 from impactbandits.kernels.kinds import (
-    BERNOULLI,
     DUCB,
     EXP3,
     GREEDY,
     LAST_GREEDY,
-    NORMAL,
     ONE_STEP,
     REXP3,
     SPO,
     SWUCB,
     UCB1,
 )
-from impactbandits.kernels.noise import beta_inverse, normal, uniform53
+from impactbandits.kernels.noise import outcome
 from impactbandits.kernels.spo import bound_add, capped_linear_sum, optimistic_sum
-from impactbandits.kernels.ucb_heap import UCB1_PRUNE_ARMS, ucb1_epoch, ucb1_move, ucb1_pruned
-
-#: Shape of the symmetric Beta behind bounded noise (:data:`impactbandits.envs.rested.
-#: BETA_NOISE_SHAPE`).
-_BETA_SHAPE = 2.0
-
-
-@njit(cache=True, nogil=True)
-def _outcome(
-    noise: int,
-    sigma: float,
-    key: np.ndarray,
-    replication: np.uint64,
-    arm: int,
-    pull: int,
-    value: float,
-) -> float:
-    """The reward of the pull: the environment's ``step`` for one (r, i, m). ``noise``: 0 none
-    (``value + 0.0``), NORMAL ``value + σ·z``, BETA ``value + σ·(2·B⁻¹(u) − 1)``, BERNOULLI
-    ``1{u < value}``."""
-    if noise == 0:
-        return value + 0.0
-    if noise == NORMAL:
-        return value + sigma * normal(key[0], key[1], replication, arm, pull)
-    u = uniform53(key[0], key[1], replication, arm, pull)
-    if noise == BERNOULLI:
-        return 1.0 if u < value else 0.0
-    return value + sigma * (2.0 * beta_inverse(_BETA_SHAPE, _BETA_SHAPE, u) - 1.0)
+from impactbandits.kernels.ucb_groups import UCB1_GROUP_ARMS, full_argmax, ucb1_replication
 
 
 @njit(cache=True, nogil=True)
@@ -71,22 +42,6 @@ def _greedy(counts: np.ndarray, sums: np.ndarray) -> int:
     best_value = -math.inf
     for i in range(counts.size):
         value = sums[i] / counts[i] if counts[i] > 0 else math.inf
-        if value > best_value:
-            best, best_value = i, value
-    return best
-
-
-@njit(cache=True, nogil=True)
-def _ucb1(counts: np.ndarray, sums: np.ndarray, bonus: float) -> int:
-    """:class:`~impactbandits.policies.classic.UCB1` (paper variant): the first unpulled arm,
-    else ``argmax sums/counts + sqrt(c ln t / counts)`` with ``bonus = c ln t``."""
-    best = 0
-    best_value = -math.inf
-    for i in range(counts.size):
-        if counts[i] > 0:
-            value = sums[i] / counts[i] + math.sqrt(bonus / counts[i])
-        else:
-            return i
         if value > best_value:
             best, best_value = i, value
     return best
@@ -220,13 +175,20 @@ def run(
     T, initial pulls per arm)`` — the values the policy object resolved in ``reset``.
     ``values``: ``(R or 1, K, M or 1)`` expected rewards (a curve per arm, or a mean per
     replication and arm); ``noise``, ``sigma``, ``key`` and ``replications_ids`` (the
-    seeds, as ``uint64``): the common noise (:func:`_outcome`)."""
+    seeds, as ``uint64``): the common noise (:func:`~impactbandits.kernels.noise.outcome`)."""
     replications, k = replications_ids.size, values.shape[1]
     per_replication = values.shape[0] > 1
     per_pull = values.shape[2] > 1
     n_cp = checkpoints.size
     window = int(params[2]) if kind == SWUCB else 1
     for r in range(replications):
+        if kind == UCB1 and k >= UCB1_GROUP_ARMS:
+            ucb1_replication(
+                params[0], values[r if per_replication else 0], per_pull, noise, sigma, key,
+                replications_ids[r], rounds, checkpoints, out_reward[r], out_expected[r],
+                out_pulls[r], out_switches[r],
+            )  # fmt: skip
+            continue
         counts = np.zeros(k)
         sums = np.zeros(k)
         pulls = np.zeros(k, dtype=np.int64)
@@ -236,14 +198,6 @@ def run(
         ring_rewards = np.zeros(window)
         last = np.full(k, np.nan)
         previous_value = np.full(k, np.nan)
-        prune = kind == UCB1 and k >= UCB1_PRUNE_ARMS
-        upper = np.full(k, math.inf)
-        heap = np.arange(k)
-        position = np.arange(k)
-        stack = np.empty(k + 2, dtype=np.int64)
-        epoch_end = 0
-        epoch_bonus = 0.0
-        unpulled = 0  # lowest arm never pulled (UCB1 with pruning)
         lp = kind == SPO and params[0] > 0  # SPO's LP (⋆) state per arm (ConcaveBound)
         bound_n = np.zeros(k, dtype=np.int64)
         feasible = np.ones(k, dtype=np.bool_)
@@ -263,19 +217,8 @@ def run(
         for t in range(1, rounds + 1):
             if kind == GREEDY:
                 a = _greedy(counts, sums)
-            elif kind == UCB1 and prune:
-                while unpulled < k and counts[unpulled] > 0:
-                    unpulled += 1
-                if unpulled < k:
-                    a = unpulled  # the initial sweep: the first arm never pulled
-                else:
-                    if t > epoch_end:
-                        epoch_end, epoch_bonus = ucb1_epoch(
-                            counts, sums, params[0], t, rounds, upper, heap, position
-                        )
-                    a = ucb1_pruned(counts, sums, params[0] * math.log(t), upper, heap, stack)
             elif kind == UCB1:
-                a = _ucb1(counts, sums, params[0] * math.log(t))
+                a = full_argmax(counts, sums, params[0] * math.log(t))
             elif kind == EXP3:
                 a = _exp3(log_w, p, params[0], uniforms[r, t - 1])
             elif kind == REXP3:
@@ -310,7 +253,7 @@ def run(
                     a = _padded_index(counts, sums, params[0], params[1] * math.log(plays))
             m = pulls[a]
             v = values[r if per_replication else 0, a, m if per_pull else 0]
-            x = _outcome(noise, sigma, key, replications_ids[r], a, m, v)
+            x = outcome(noise, sigma, key, replications_ids[r], a, m, v)
             reward += x
             value += v
             pulls[a] = m + 1
@@ -347,9 +290,6 @@ def run(
             else:
                 counts[a] += 1.0
                 sums[a] += x
-                if prune and epoch_end >= t:
-                    bound = sums[a] / counts[a] + math.sqrt(epoch_bonus / counts[a])
-                    ucb1_move(a, bound, upper, heap, position)
             if previous >= 0 and a != previous:
                 switches += 1
             previous = a

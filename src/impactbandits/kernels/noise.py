@@ -13,6 +13,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import get_cython_function_address
 
+from impactbandits.kernels.kinds import BERNOULLI, NORMAL
+
 _M0 = np.uint64(0xD2511F53)
 _M1 = np.uint64(0xCD9E8D57)
 _W0 = np.uint64(0x9E3779B9)
@@ -81,3 +83,31 @@ def normal(k0: np.uint64, k1: np.uint64, replication: np.uint64, channel: int, i
 def beta_inverse(a: float, b: float, u: float) -> float:
     """``scipy.special.betaincinv(a, b, u)``."""
     return _betaincinv(a, b, u)
+
+
+#: Shape of the symmetric Beta behind bounded noise (:data:`impactbandits.envs.rested.
+#: BETA_NOISE_SHAPE`).
+_BETA_SHAPE = 2.0
+
+
+@njit(cache=True, nogil=True)
+def outcome(
+    noise: int,
+    sigma: float,
+    key: np.ndarray,
+    replication: np.uint64,
+    arm: int,
+    pull: int,
+    value: float,
+) -> float:
+    """The reward of the pull: the environment's ``step`` for one (r, i, m). ``noise``: 0 none
+    (``value + 0.0``), NORMAL ``value + σ·z``, BETA ``value + σ·(2·B⁻¹(u) − 1)``, BERNOULLI
+    ``1{u < value}``."""
+    if noise == 0:
+        return value + 0.0
+    if noise == NORMAL:
+        return value + sigma * normal(key[0], key[1], replication, arm, pull)
+    u = uniform53(key[0], key[1], replication, arm, pull)
+    if noise == BERNOULLI:
+        return 1.0 if u < value else 0.0
+    return value + sigma * (2.0 * beta_inverse(_BETA_SHAPE, _BETA_SHAPE, u) - 1.0)

@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from impactbandits.kernels.noise import beta_inverse, uniform53
+from impactbandits.kernels.ucb_groups import full_argmax
 from impactbandits.opportunity.objective import FLOOR_TOLERANCE
 
 #: Fairness functions with a compiled f and range oracle (the ``fairness`` argument).
@@ -205,22 +206,6 @@ def _range(
             out[i] = high - _softmax_entry(corner, i, c, work)
 
 
-@njit(cache=True, nogil=True)
-def _ucb1(counts: np.ndarray, sums: np.ndarray, bonus: float) -> int:
-    """The black box's choice (UCB1, paper variant): the first arm never pulled since its
-    restart, else ``argmax sums/counts + sqrt(c ln t / counts)`` with ``bonus = c ln t``, ties
-    to the lowest index."""
-    best = 0
-    best_value = -math.inf
-    for i in range(counts.size):
-        if counts[i] <= 0:
-            return i
-        value = sums[i] / counts[i] + math.sqrt(bonus / counts[i])
-        if value > best_value:
-            best, best_value = i, value
-    return best
-
-
 @njit(cache=True, nogil=True, error_model="numpy")
 def _advance(
     phase: int,
@@ -350,7 +335,7 @@ def run_srum(
                         break
             else:
                 inner_t += 1
-                a = _ucb1(inner_counts, inner_sums, ucb_c * math.log(inner_t))
+                a = full_argmax(inner_counts, inner_sums, ucb_c * math.log(inner_t))
             phase_counts[phase] += 1
             if previous_phase >= 0 and phase != previous_phase:
                 phase_switches += 1

@@ -40,12 +40,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["available", "simulate_compiled"]
+__all__ = ["KERNELS_ENV", "available", "simulate_compiled"]
+
+
+#: Set to ``0`` to switch the compiled loops off.
+KERNELS_ENV = "IMPACTBANDITS_KERNELS"
 
 
 def available() -> bool:
     """numba is importable and ``IMPACTBANDITS_KERNELS`` is not ``0``."""
-    if os.environ.get("IMPACTBANDITS_KERNELS", "1") == "0":
+    if os.environ.get(KERNELS_ENV, "1") == "0":
         return False
     try:
         import numba  # noqa: F401

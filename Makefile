@@ -43,7 +43,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run.py $(BENCH_FLAGS)
 
 ## figures: every registered figure at full paper scale, one after another; prints wall/CPU
-## seconds and peak memory per figure and the totals (runs kept in runs/full; ~20 min on 2 cores)
+## seconds and peak memory per figure and the totals (runs kept in runs/full; ~16 min on 2 cores)
 figures: $(VENV)/.installed-dev
 	$(PY) benchmarks/fidelity/time_figures.py --out runs/full
 

@@ -40,6 +40,8 @@ POLICIES = [
     ("spo", {}),
     ("spo", {"noise_bound": 0.1}),
     ("spo-delta", {"sigma": 0.05}),
+    ("patil", {}),
+    ("hkr", {}),
 ]
 
 
@@ -133,6 +135,77 @@ def test_ucb1_buckets_fall_back_when_means_tie_after_rounding():
         counts[arm] += 1
         sums[arm] += means[arm]
     assert events >= 10
+
+
+@pytest.mark.parametrize(
+    "env_spec",
+    [
+        # linear stretches: estimates tied in exact arithmetic, unequal in floating point
+        ("imab", {"family": "lower-bound", "k": 5, "m": 2, "horizon": 3000, "length": 3000}),
+        ("imab", {"family": "linear-vs-flat", "k": 4, "ramp": 2500, "length": 3000}),
+        ("imab", {"family": "random", "k": 10, "seed": 3, "length": 3000}),
+        ("imab", {"family": "random", "k": 7, "random_family": "late-bloomer", "length": 3000}),
+        ("imab", {"family": "random", "k": 6, "length": 3000, "noise": "gaussian", "sigma": 0.05}),
+    ],
+    ids=["lower-bound", "linear-vs-flat", "random", "late-bloomer", "noisy"],
+)
+def test_patil_compiled_equals_the_policy_object(env_spec):
+    """Patil et al.'s Algorithm 1 (a SimplePolicy, one copy per replication) against its
+    compiled transcription, round by round, on the IMAB families where its tie rule decides
+    (I_m and linear-vs-flat are linear stretches)."""
+    rounds = 3000
+    fast = _run(env_spec, ("patil", {}), True, reps=(0, 1), rounds=rounds,
+                checkpoints=np.arange(1, rounds + 1))  # fmt: skip
+    slow = _run(env_spec, ("patil", {}), False, reps=(0, 1), rounds=rounds,
+                checkpoints=np.arange(1, rounds + 1))  # fmt: skip
+    np.testing.assert_array_equal(fast.pulls, slow.pulls)
+    np.testing.assert_array_equal(fast.reward, slow.reward)
+    env, policy = build_environment(*env_spec), build_policy("patil", {})
+    random = EnvironmentRandom(11, 5, [0])
+    env.reset(random)
+    rng = BatchRNG.from_key(11, (6,), [0])
+    policy.reset(env.action_space, rounds, rng)
+    assert simulate_compiled(env, policy, rounds, np.array([rounds]), 1, rng) is not None
+
+
+@pytest.mark.parametrize(
+    "env_spec",
+    [
+        ("increasing", {"family": "inc_1", "alpha": 0.1}),
+        ("increasing", {"family": "inc_2", "alpha": 0.5}),
+        ("increasing", {"family": "inc_3", "alpha": 1.0}),
+        ("increasing", {"family": "inc_2", "alpha": 0.1, "noise": "gaussian", "sigma": 0.05}),
+        ("imab", {"family": "random", "k": 8, "seed": 5, "length": 2000}),
+        ("single-peaked", {"instance": 2, "noise": "gaussian", "sigma": 0.1}),
+    ],
+    ids=["inc_1", "inc_2", "inc_3", "inc_2-noisy", "imab", "single-peaked-noisy"],
+)
+@pytest.mark.parametrize("rounds", [50, 2000])
+def test_hkr_compiled_equals_the_policy_object(env_spec, rounds):
+    """Heidari et al.'s HKR (a SimplePolicy, one copy per replication) against its compiled
+    transcription, round by round: phases, eliminations with the linear optimistic sum (both
+    slope signs: noise makes slopes negative) and the all-dominated fallback."""
+    fast = _run(env_spec, ("hkr", {}), True, reps=(0, 1, 2), rounds=rounds,
+                checkpoints=np.arange(1, rounds + 1))  # fmt: skip
+    slow = _run(env_spec, ("hkr", {}), False, reps=(0, 1, 2), rounds=rounds,
+                checkpoints=np.arange(1, rounds + 1))  # fmt: skip
+    np.testing.assert_array_equal(fast.pulls, slow.pulls)
+    np.testing.assert_array_equal(fast.reward, slow.reward)
+
+
+def test_linear_sum_equals_the_numpy_closed_form():
+    """The compiled two-sided Σ min(1, v + k·s) against the NumPy one, value for value, on
+    slopes of both signs, values above and below 1 and short and long horizons."""
+    from impactbandits.kernels.spo import linear_sum
+    from impactbandits.policies.single_peaked import linear_optimistic_sum
+
+    rng = np.random.default_rng(8)
+    values = np.r_[rng.uniform(-0.5, 1.5, 400), 1.0, 0.0, 0.999999]
+    slopes = np.r_[rng.normal(0, 0.01, 200), rng.normal(0, 1e-5, 200), 0.0, -0.3, 0.3]
+    for remaining in (0, 1, 7, 10_000):
+        expected = linear_optimistic_sum(values, slopes, remaining)
+        got = [linear_sum(v, s, remaining) for v, s in zip(values, slopes, strict=True)]
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_compiled_noise_equals_the_numpy_noise_value_for_value():

@@ -131,6 +131,11 @@ class BatchedSimplePolicy(Policy):
         for policy, generator in zip(self._copies, rng.generators, strict=True):
             policy.reset(space, horizon, generator)
 
+    @property
+    def copies(self) -> tuple[SimplePolicy, ...]:
+        """The per-replication copies, once reset (read-only view)."""
+        return tuple(self._copies)
+
     def select(self) -> np.ndarray:
         actions = [p.select() for p in self._copies]
         if self._kind == "discrete":

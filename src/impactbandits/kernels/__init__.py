@@ -8,7 +8,10 @@ impactbandits[fast]``, which brings numba).
   subclass): greedy, UCB1, EXP3 (:mod:`~impactbandits.policies.classic`), Rexp3, D-UCB,
   Lindner et al.'s UCB and SW-UCB (:mod:`~impactbandits.policies.nonstationary`), Lindner et
   al.'s greedy, one-step-optimistic, SPO and SPO-δ (:mod:`~impactbandits.policies.single_peaked`,
-  SPO's LP (⋆) bound in :mod:`impactbandits.kernels.spo`);
+  SPO's LP (⋆) bound in :mod:`impactbandits.kernels.spo`), Patil et al.'s Algorithm 1
+  (:class:`~impactbandits.policies.improving.PatilAnytime`) and Heidari et al.'s HKR
+  (:class:`~impactbandits.policies.improving.HKR`, paper variant), both run per replication by
+  :class:`~impactbandits.core.policy.BatchedSimplePolicy`;
 * the environment is a built-in whose outcomes depend on (replication, arm, pull number) only —
   the rested bandits (:class:`~impactbandits.envs.rested.RestedBandit` and its built-in
   instances, per-pull noise) and the stationary Bernoulli and Gaussian bandits — exactly that
@@ -36,6 +39,7 @@ every file.)
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -60,8 +64,9 @@ def available() -> bool:
 
 def _policy_kernel(policy: Any) -> tuple[int, np.ndarray] | None:
     """The kernel number and parameters of ``policy`` (after ``reset``), if it has one."""
+    from impactbandits.core.policy import BatchedSimplePolicy
     from impactbandits.kernels import kinds as loops
-    from impactbandits.policies import classic, nonstationary, single_peaked
+    from impactbandits.policies import classic, improving, nonstationary, single_peaked
 
     kind = type(policy)
     if getattr(policy, "variant", "paper") != "paper":
@@ -84,6 +89,15 @@ def _policy_kernel(policy: Any) -> tuple[int, np.ndarray] | None:
         return loops.ONE_STEP, np.array([policy.noise_bound])
     if kind in (single_peaked.SPO, single_peaked.SPODelta):
         return loops.SPO, np.array([policy.width, policy.horizon, policy.initial])
+    if kind is BatchedSimplePolicy and type(policy.prototype) is improving.PatilAnytime:
+        return loops.PATIL, np.array([improving.TIE_ULPS * sys.float_info.epsilon])
+    if (
+        kind is BatchedSimplePolicy
+        and type(policy.prototype) is improving.HKR
+        and policy.prototype.variant == "paper"
+        and policy.copies
+    ):
+        return loops.HKR, np.array([float(policy.copies[0].horizon)])
     return None
 
 

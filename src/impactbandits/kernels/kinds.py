@@ -10,6 +10,8 @@ SWUCB = 5
 LAST_GREEDY = 6
 ONE_STEP = 7
 SPO = 8
+PATIL = 9
+HKR = 10
 
 # noise models of the environments' pull models (0: none)
 NORMAL = 1

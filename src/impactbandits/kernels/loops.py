@@ -22,15 +22,17 @@ from impactbandits.kernels.kinds import (
     DUCB,
     EXP3,
     GREEDY,
+    HKR,
     LAST_GREEDY,
     ONE_STEP,
+    PATIL,
     REXP3,
     SPO,
     SWUCB,
     UCB1,
 )
 from impactbandits.kernels.noise import outcome
-from impactbandits.kernels.spo import bound_add, capped_linear_sum, optimistic_sum
+from impactbandits.kernels.spo import bound_add, capped_linear_sum, linear_sum, optimistic_sum
 from impactbandits.kernels.ucb_groups import UCB1_GROUP_ARMS, full_argmax, ucb1_replication
 
 
@@ -126,6 +128,102 @@ def _spo(
 
 
 @njit(cache=True, nogil=True)
+def _patil(
+    pulls: np.ndarray,
+    state: np.ndarray,
+    scores: np.ndarray,
+    bounds: np.ndarray,
+    eps: float,
+) -> int:
+    """:class:`~impactbandits.policies.improving.PatilAnytime` ``select`` after the initial
+    pulls, its operations in its order: the optimistic estimates p_i and their rounding bounds,
+    the first maximal p_i, then among the estimates tied with it (within the two bounds) the
+    fewest pulls, then the lowest index. ``state`` rows: cumulative reward, its Neumaier
+    compensation, Σ|reward|, last reward, last increment."""
+    k = pulls.size
+    most = pulls.max()
+    for i in range(k):
+        m = most - pulls[i]
+        half = m * (m + 1) / 2
+        f = state[3, i]
+        d = state[4, i]
+        scores[i] = (state[0, i] + state[1, i]) + m * f + d * half
+        bounds[i] = eps * (state[2, i] + m * abs(f) + half * (abs(f) + abs(f - d)))
+    top = 0
+    for i in range(1, k):
+        if scores[i] > scores[top]:
+            top = i
+    best = top
+    for i in range(k):
+        if scores[top] - scores[i] <= bounds[i] + bounds[top] and (
+            pulls[i] < pulls[best] or (pulls[i] == pulls[best] and i < best)
+        ):
+            best = i
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _patil_update(a: int, reward: float, pulls: np.ndarray, state: np.ndarray) -> None:
+    """:class:`~impactbandits.policies.improving.PatilAnytime` ``update`` (``pulls`` already
+    counts this pull): Neumaier's compensated sum, Σ|reward|, the last increment."""
+    total = state[0, a]
+    new = total + reward
+    if abs(total) >= abs(reward):
+        state[1, a] += (total - new) + reward
+    else:
+        state[1, a] += (reward - new) + total
+    state[0, a] = new
+    state[2, a] += abs(reward)
+    state[4, a] = reward - state[3, a] if pulls[a] > 1 else 0.0
+    state[3, a] = reward
+
+
+@njit(cache=True, nogil=True)
+def _hkr_eliminate(
+    active: np.ndarray,
+    n_active: int,
+    pulls: np.ndarray,
+    total: np.ndarray,
+    last: np.ndarray,
+    previous: np.ndarray,
+    horizon: int,
+    upper: np.ndarray,
+    lower: np.ndarray,
+) -> int:
+    """:class:`~impactbandits.policies.improving.HKR` (paper variant) ``_eliminate`` after a
+    phase: the survivors replace ``active[:n_active]`` (index order); returns their number."""
+    p = pulls[active[0]]
+    if p < 2:
+        return n_active
+    rest = horizon - p
+    for idx in range(n_active):
+        i = active[idx]
+        future = linear_sum(last[i], last[i] - previous[i], rest)
+        upper[idx] = total[i] + future
+        lower[idx] = total[i] + last[i] * rest
+    kept = 0
+    for idx in range(n_active):
+        dominated = False
+        for other in range(n_active):
+            if other != idx and lower[other] > upper[idx]:
+                dominated = True
+                break
+        if not dominated:
+            upper[kept] = idx  # (upper is free now: the survivors' positions)
+            kept += 1
+    if kept == 0:  # every arm dominated (noisy slopes): the best pessimistic bound stays
+        best = 0
+        for idx in range(1, n_active):
+            if lower[idx] > lower[best]:
+                best = idx
+        active[0] = active[best]
+        return 1
+    for m in range(kept):
+        active[m] = active[int(upper[m])]
+    return kept
+
+
+@njit(cache=True, nogil=True)
 def _exp3(log_w: np.ndarray, p: np.ndarray, gamma: float, u: float) -> int:
     """:class:`~impactbandits.policies.classic.EXP3` ``select`` and
     :meth:`~impactbandits.core.random.BatchRNG.categorical` (inverse CDF with ``u``); fills
@@ -209,6 +307,12 @@ def run(
         hull_x = np.empty((k, hull), dtype=np.int64)
         hull_y = np.empty((k, hull))
         hull_len = np.zeros(k, dtype=np.int64)
+        patil = np.zeros((5, k if kind == PATIL else 1))  # PatilAnytime's per-arm state
+        active = np.arange(k)  # HKR's active arms, active[:n_active], and its phase queue
+        n_active = k
+        queued = 0
+        scores = np.empty(k)
+        bounds = np.empty(k)
         reward = 0.0
         value = 0.0
         switches = 0
@@ -245,6 +349,21 @@ def run(
                         last, previous_value, params[0], remaining, bound_n, feasible, bound_x,
                         bound_d,
                     )  # fmt: skip
+            elif kind == HKR:
+                if n_active > 1 and queued == n_active:  # a phase ends
+                    n_active = _hkr_eliminate(
+                        active, n_active, pulls, sums, last, previous_value, int(params[0]),
+                        scores, bounds,
+                    )  # fmt: skip
+                    queued = 0
+                if n_active == 1:
+                    a = active[0]
+                else:
+                    a = active[queued]
+                    queued += 1
+            elif kind == PATIL:
+                # each arm twice, arm by arm, then Algorithm 1
+                a = (t - 1) // 2 if t <= 2 * k else _patil(pulls, patil, scores, bounds, params[0])
             else:  # SWUCB
                 plays = min(t - 1, window)
                 if plays == 0:
@@ -279,6 +398,12 @@ def run(
                 sums[a] += x
                 ring_actions[slot] = a
                 ring_rewards[slot] = x
+            elif kind == PATIL:
+                _patil_update(a, x, pulls, patil)
+            elif kind == HKR:
+                sums[a] += x  # HKR's cumulative observed reward
+                previous_value[a] = last[a]
+                last[a] = x
             elif kind in (LAST_GREEDY, ONE_STEP, SPO):
                 previous_value[a] = last[a]
                 last[a] = x

@@ -29,6 +29,20 @@ def optimistic_sum(value: float, slope: float, remaining: int) -> float:
 
 
 @njit(cache=True, nogil=True)
+def linear_sum(value: float, slope: float, remaining: int) -> float:
+    """:func:`impactbandits.policies.single_peaked.linear_optimistic_sum` for one value and
+    slope of any sign, with its operations in its order."""
+    r = float(remaining)
+    below = np.ceil((1.0 - value) / slope) - 1.0 if slope > 0 else (r if value < 1 else 0.0)
+    above = np.floor((value - 1.0) / -slope) if slope < 0 else 0.0
+    k = min(max(below, 0.0), r)
+    j = min(max(above if value >= 1 else 0.0, 0.0), r)
+    if slope >= 0:
+        return k * value + slope * k * (k + 1) / 2.0 + (r - k)
+    return j + (r - j) * value + slope * (r * (r + 1) - j * (j + 1)) / 2.0
+
+
+@njit(cache=True, nogil=True)
 def capped_linear_sum(value: float, slope: float, remaining: int) -> float:
     """:func:`impactbandits.oracles.concave_bound.capped_linear_sum`."""
     if remaining <= 0:

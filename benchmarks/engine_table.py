@@ -520,9 +520,7 @@ def row_workers(table: Table, quick: bool, scratch: Path) -> None:
             whole[n] = _reproduce("lindner-fig1", out, True, extra)
             shutil.rmtree(out, ignore_errors=True)
         pairs.append(whole)
-    speedups = [p[1].wall / p[2].wall for p in pairs]
-    speedup = statistics.median(speedups)
-    whole = pairs[speedups.index(speedup)] if repeats % 2 else pairs[0]
+    speedup, whole = _median_pair(pairs, [p[1].wall / p[2].wall for p in pairs])
     label = "fig1 --quick" + (" --seeds 2" if quick else "")
     load = f"load {whole[1].load[0]:.1f}/{whole[2].load[0]:.1f}"
     table.add(
@@ -554,6 +552,12 @@ def row_workers(table: Table, quick: bool, scratch: Path) -> None:
     )
 
 
+def _median_pair(pairs: list[Any], speedups: list[float]) -> tuple[float, Any]:
+    """The median speed-up and the pair it came from (the first pair for an even count)."""
+    speedup = statistics.median(speedups)
+    return speedup, pairs[speedups.index(speedup)] if len(pairs) % 2 else pairs[0]
+
+
 def _run_phase_row(
     table: Table, tag: str, label: str, quick: bool, seeds: int | None, repeats: int
 ) -> None:
@@ -568,9 +572,7 @@ def _run_phase_row(
         }
         for _ in range(repeats)
     ]
-    speedups = [p[1].result["wall"] / p[2].result["wall"] for p in pairs]
-    speedup = statistics.median(speedups)
-    phase = pairs[speedups.index(speedup)] if repeats % 2 else pairs[0]
+    speedup, phase = _median_pair(pairs, [p[1].result["wall"] / p[2].result["wall"] for p in pairs])
     load = f"load {phase[1].load[0]:.1f}/{phase[2].load[0]:.1f}"
     table.add(
         Row(

@@ -49,15 +49,15 @@ def _pipeline(spec: Any, **options: Any) -> Section:
     return section
 
 
-def _engine(
+def _simulate(
     env: tuple[str, dict[str, Any]],
     policy: tuple[str, dict[str, Any]],
-    horizon: int,
-    batches: list[list[int]],
-) -> tuple[Section, list[Any]]:
-    """Time ``simulate`` on each batch of replications, environment and policy built per batch as
-    a worker builds them per task (built-in policy: actions checked in round 1 only), after an
-    untimed warm-up run of one other replication."""
+    rounds: int,
+    reps: list[int],
+) -> Any:
+    """One ``simulate`` of replications ``reps`` (horizon = ``rounds``, one checkpoint at the
+    end), environment and policy built fresh as a worker builds them per task (built-in
+    policy: actions checked in round 1 only)."""
     import numpy as np
 
     from impactbandits.core.environment import EnvironmentRandom
@@ -65,21 +65,29 @@ def _engine(
     from impactbandits.core.simulate import simulate
     from impactbandits.registry import build_environment, build_policy
 
-    def run(reps: list[int]) -> Any:
-        return simulate(
-            build_environment(*env),
-            build_policy(*policy),
-            horizon,
-            horizon,
-            np.array([horizon]),
-            EnvironmentRandom(0, 1, reps),
-            BatchRNG.from_key(0, (2, POLICY), reps),
-            check_actions=False,
-        )
+    return simulate(
+        build_environment(*env),
+        build_policy(*policy),
+        rounds,
+        rounds,
+        np.array([rounds]),
+        EnvironmentRandom(0, 1, reps),
+        BatchRNG.from_key(0, (2, POLICY), reps),
+        check_actions=False,
+    )
 
-    run([1 + max(r for reps in batches for r in reps)])
+
+def _engine(
+    env: tuple[str, dict[str, Any]],
+    policy: tuple[str, dict[str, Any]],
+    horizon: int,
+    batches: list[list[int]],
+) -> tuple[Section, list[Any]]:
+    """Time :func:`_simulate` on each batch of replications, after an untimed warm-up run of
+    one other replication."""
+    _simulate(env, policy, horizon, [1 + max(r for reps in batches for r in reps)])
     with Section() as section:
-        trajectories = [run(reps) for reps in batches]
+        trajectories = [_simulate(env, policy, horizon, reps) for reps in batches]
     return section, trajectories
 
 
@@ -317,38 +325,24 @@ def spo_batch(horizon: int, replications: int, batched: bool) -> dict[str, Any]:
 
 @workload
 def spo_python_calls(horizon: int, replications: int) -> dict[str, Any]:
-    """Python function calls (``cProfile``'s count) of one ``simulate`` of row 4's noisy SPO
-    over ``replications`` seeds at ``horizon`` and at twice it, after a warm-up: calls that
-    grow with T × R are Python work per round and replication."""
+    """Python function calls (``cProfile``'s count) of one :func:`_simulate` of row 4's noisy
+    SPO over ``replications`` seeds at ``horizon`` and at twice it (the same environment),
+    after a warm-up: calls that grow with T × R are Python work per round and replication."""
     import cProfile
     import pstats
 
-    import numpy as np
-
-    from impactbandits.core.environment import EnvironmentRandom
-    from impactbandits.core.random import POLICY, BatchRNG
-    from impactbandits.core.simulate import simulate
-    from impactbandits.registry import build_environment, build_policy
+    env = (
+        "single-peaked",
+        {"instance": SINGLE_PEAKED_INSTANCE, "length": 2 * horizon, "noise": "gaussian",
+         "sigma": SPO_SIGMA},
+    )  # fmt: skip
+    policy = ("spo-delta", {"sigma": SPO_SIGMA})
+    reps = list(range(replications))
 
     def calls(rounds: int) -> int:
-        reps = list(range(replications))
-        env = build_environment(
-            "single-peaked",
-            {"instance": SINGLE_PEAKED_INSTANCE, "length": 2 * horizon, "noise": "gaussian",
-             "sigma": SPO_SIGMA},
-        )  # fmt: skip
         profile = cProfile.Profile()
         profile.enable()
-        simulate(
-            env,
-            build_policy("spo-delta", {"sigma": SPO_SIGMA}),
-            rounds,
-            rounds,
-            np.array([rounds]),
-            EnvironmentRandom(0, 1, reps),
-            BatchRNG.from_key(0, (2, POLICY), reps),
-            check_actions=False,
-        )
+        _simulate(env, policy, rounds, reps)
         profile.disable()
         return int(pstats.Stats(profile).total_calls)  # type: ignore[attr-defined]
 

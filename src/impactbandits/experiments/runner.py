@@ -216,14 +216,9 @@ def _dedup_default() -> bool:
 def _preload() -> list[str]:
     """:data:`FORKSERVER_PRELOAD`, with the compiled loops if they would be used (checked
     without importing numba here)."""
-    from importlib.util import find_spec
+    from impactbandits import kernels
 
-    from impactbandits.kernels import KERNELS_ENV
-
-    modules = list(FORKSERVER_PRELOAD)
-    if os.environ.get(KERNELS_ENV, "1") != "0" and find_spec("numba") is not None:
-        modules.append(KERNELS_PRELOAD)
-    return modules
+    return [*FORKSERVER_PRELOAD, *([KERNELS_PRELOAD] if kernels.requested() else [])]
 
 
 @contextlib.contextmanager

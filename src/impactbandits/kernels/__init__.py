@@ -40,20 +40,26 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib.util import find_spec
 from typing import Any
 
 import numpy as np
 
-__all__ = ["KERNELS_ENV", "available", "simulate_compiled"]
+__all__ = ["KERNELS_ENV", "available", "requested", "simulate_compiled"]
 
 
 #: Set to ``0`` to switch the compiled loops off.
 KERNELS_ENV = "IMPACTBANDITS_KERNELS"
 
 
+def requested() -> bool:
+    """``IMPACTBANDITS_KERNELS`` is not ``0`` and numba is installed (found, not imported)."""
+    return os.environ.get(KERNELS_ENV, "1") != "0" and find_spec("numba") is not None
+
+
 def available() -> bool:
     """numba is importable and ``IMPACTBANDITS_KERNELS`` is not ``0``."""
-    if os.environ.get(KERNELS_ENV, "1") == "0":
+    if not requested():
         return False
     try:
         import numba  # noqa: F401

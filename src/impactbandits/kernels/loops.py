@@ -18,6 +18,7 @@ import math
 import numpy as np
 from numba import njit
 
+from impactbandits.kernels.checkpoints import record
 from impactbandits.kernels.kinds import (
     DUCB,
     EXP3,
@@ -208,8 +209,8 @@ def _hkr_eliminate(
             if other != idx and lower[other] > upper[idx]:
                 dominated = True
                 break
-        if not dominated:
-            upper[kept] = idx  # (upper is free now: the survivors' positions)
+        if not dominated:  # compacted in place: kept <= idx, and the bounds stay by idx
+            active[kept] = active[idx]
             kept += 1
     if kept == 0:  # every arm dominated (noisy slopes): the best pessimistic bound stays
         best = 0
@@ -218,8 +219,6 @@ def _hkr_eliminate(
                 best = idx
         active[0] = active[best]
         return 1
-    for m in range(kept):
-        active[m] = active[int(upper[m])]
     return kept
 
 
@@ -419,9 +418,6 @@ def run(
                 switches += 1
             previous = a
             if c < n_cp and t == checkpoints[c]:
-                out_reward[r, c] = reward
-                out_expected[r, c] = value
-                for i in range(k):
-                    out_pulls[r, c, i] = pulls[i]
-                out_switches[r, c] = switches
+                record(out_reward[r], out_expected[r], out_pulls[r], out_switches[r], c, reward,
+                       value, pulls, switches)  # fmt: skip
                 c += 1

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from impactbandits.kernels.checkpoints import record
 from impactbandits.kernels.noise import beta_inverse, uniform53
 from impactbandits.kernels.ucb_groups import full_argmax
 from impactbandits.opportunity.objective import FLOOR_TOLERANCE
@@ -379,14 +380,12 @@ def run_srum(
                 switches += 1
             previous = a
             if c < n_cp and t == checkpoints[c]:
-                out_reward[r, c] = reward
-                out_expected[r, c] = value
+                record(out_reward[r], out_expected[r], out_pulls[r], out_switches[r], c, reward,
+                       value, pulls, switches)  # fmt: skip
                 for i in range(k):
-                    out_pulls[r, c, i] = pulls[i]
                     out_arm_rewards[r, c, i] = arm_rewards[i]
                 for p in range(phase_counts.size):
                     out_phases[r, c, p] = phase_counts[p]
-                out_switches[r, c] = switches
                 out_phase_switches[r, c] = phase_switches
                 c += 1
 

@@ -28,6 +28,7 @@ import math
 import numpy as np
 from numba import njit
 
+from impactbandits.kernels.checkpoints import record
 from impactbandits.kernels.noise import outcome
 
 #: From this many arms on, UCB1 runs through :func:`ucb1_replication`. Below it the full scan is
@@ -304,9 +305,6 @@ def ucb1_replication(
             switches += 1
         previous = a
         if cp < n_cp and t == checkpoints[cp]:
-            out_reward[cp] = reward
-            out_expected[cp] = value
-            for i in range(k):
-                out_pulls[cp, i] = pulls[i]
-            out_switches[cp] = switches
+            record(out_reward, out_expected, out_pulls, out_switches, cp, reward, value, pulls,
+                   switches)  # fmt: skip
             cp += 1

@@ -412,3 +412,51 @@ def authors_srum(horizon: int, seeds: int) -> list[dict[str, Any]]:
     for i, run in enumerate(lines):
         run["wall_s"] = walls[2 * i + 1] - walls[2 * i]
     return lines
+
+
+# == row 6's machine reference: how much two workers can gain on this machine ===================
+
+
+def _spin(iterations: int) -> int:
+    """Pure-Python CPU work with no memory traffic to speak of (one task of :func:`ceiling`)."""
+    total = 0
+    for i in range(iterations):
+        total += i * i % 7
+    return total
+
+
+@workload
+def ceiling(workers: int, tasks: int, iterations: int) -> dict[str, Any]:
+    """The machine's own 1 → 2 worker ceiling: ``tasks`` equal, independent pure-Python tasks
+    through the runner's kind of pool (``ProcessPoolExecutor``, forkserver), wall seconds from
+    the pool's start to its last result. Nothing is shared, nothing is stored: what two workers
+    gain here is what the cores (and their neighbours on a shared host) allow."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("forkserver")
+    with (
+        Section(children=True) as section,
+        ProcessPoolExecutor(workers, mp_context=context) as pool,
+    ):
+        list(pool.map(_spin, [iterations] * tasks))
+    return section.record()
+
+
+# == row 1b's floor: what any process that runs a compiled kernel holds ===========================
+
+
+@workload
+def numba_floor() -> dict[str, Any]:
+    """Peak RSS of a process that imports NumPy and calls the smallest of our compiled kernels
+    once (``kernels.checkpoints.record``, loaded from numba's cache): the memory any compiled
+    run starts from, whatever it simulates (numba's typing and target contexts, LLVM's JIT)."""
+    import numpy as np
+
+    with Section() as section:
+        from impactbandits.kernels.checkpoints import record
+
+        pulls = np.zeros(2, dtype=np.int64)
+        out = np.zeros(1), np.zeros(1), np.zeros((1, 2), dtype=np.int64), np.zeros(1, np.int64)
+        record(*out, 0, 0.0, 0.0, pulls, 0)
+    return section.record()

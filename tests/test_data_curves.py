@@ -257,6 +257,20 @@ def test_recommender_seeded() -> None:
         recommender_instance("D")
 
 
+def test_recommender_curves_memo_is_invisible() -> None:
+    """Instances are memoised per process (every task builds its environment): a caller gets
+    its own writable copy, so writing into it changes nothing another caller sees, and the
+    value equals the uncached computation (parameters → recursion → rescaling)."""
+    from impactbandits.envs.recommender import _rescale, recommender_sequences
+
+    first = recommender_curves(seed=11, horizon=500)
+    first[:] = -1.0
+    second = recommender_curves(seed=11, horizon=500)
+    assert second.flags.writeable and second is not first
+    direct = _rescale(recommender_sequences(recommender_parameters(4, 11), 500))
+    np.testing.assert_array_equal(second, direct)
+
+
 @pytest.mark.parametrize("name", sorted(RECOMMENDER_SELECTED_INSTANCES))
 def test_recommender_selected_instances_show_novelty_trap(name: str) -> None:
     """The documented selection criteria of :data:`RECOMMENDER_SELECTED_INSTANCES`."""

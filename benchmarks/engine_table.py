@@ -33,8 +33,9 @@ Rows (full scale; ``--quick`` shrinks every one and says so in the table):
    --quick`` (the quick figure with the most simulation), the whole command; 6a' the same for
    ``lindner-fig1 --quick`` (start-up only, info); 6b 6a's run phase alone
    (``run_experiment``; the report phase is serial); 6c the run phase of full ``lindner-fig1``;
-   6d the machine's ceiling in the same run (equal pure-Python tasks through the same kind of
-   pool). ``--quick``: lindner-fig1 --quick with 2 seeds, one pair.
+   6d the machine's ceiling (equal pure-Python tasks through the same kind of pool), measured
+   in every repeat right after the others, and 6b/6c as a share of it. ``--quick``:
+   lindner-fig1 --quick with 2 seeds, one pair.
 7. All registered figures at full scale: totals read from ``docs/fidelity/timings.toml``, which
    ``make figures`` writes (not re-measured here).
 
@@ -532,122 +533,108 @@ QUICK_FIGURE = "rested-benchmark"
 
 
 def row_workers(table: Table, quick: bool, scratch: Path) -> None:
-    seeds = ["--seeds", "2"] if quick else []
+    seeds = 2 if quick else None
     repeats = 1 if quick else REPEATS
     figure = "lindner-fig1" if quick else QUICK_FIGURE
-    _whole_command_row(table, "6a", figure, seeds, repeats, scratch, target=True)
-    if not quick:
-        _whole_command_row(table, "6a'", "lindner-fig1", [], repeats, scratch, target=False)
-    _run_phase_row(
-        table, "6b", f"  {figure} --quick, run phase only", figure, True,
-        2 if quick else None, repeats,
-    )  # fmt: skip
-    if not quick:
-        _run_phase_row(
-            table, "6c", "  lindner-fig1 full, run phase only", "lindner-fig1", False, None,
-            repeats,
-        )  # fmt: skip
-    _ceiling_row(table, quick, repeats)
-    table.note(
-        f"6: process backend (forkserver); 6a the whole command (start-up, run, serial report "
-        f"phase) on the quick figure with the most simulation ({QUICK_FIGURE}; see "
-        f"QUICK_FIGURE), 6a' the same on lindner-fig1 --quick (~0.3 CPU s of simulation: "
-        f"start-up only, info), 6b/6c run_experiment alone; each the median speed-up of "
-        f"{repeats} pairs of runs (the row shows the median pair); MB = peak RSS of the tree; "
-        f"load = 1-min load average before the 1- and 2-worker runs on {os.cpu_count()} cores. "
-        f"6d is the machine's own ceiling in the same run: equal pure-Python tasks through the "
-        f"same kind of pool, nothing stored (what the two cores of this shared VM give). "
-        f"6a's serial part (imports, fork server, report phase: ~4 s of the quick figure's "
-        f"~15 s) bounds it below 1.8x by Amdahl's law whatever the run phase does"
-    )
-
-
-def _whole_command_row(
-    table: Table, tag: str, figure: str, seeds: list[str], repeats: int, scratch: Path,
-    target: bool,
-) -> None:  # fmt: skip
-    """``impactbandits reproduce FIGURE --quick`` with 1 and 2 workers, timed from outside."""
-    pairs = []
-    for attempt in range(repeats):
-        whole = {}
-        for n in (1, 2):
-            out = scratch / f"workers{n}-{attempt}"
-            whole[n] = _reproduce(figure, out, True, ["--workers", str(n), *seeds])
-            shutil.rmtree(out, ignore_errors=True)
-        pairs.append(whole)
-    speedup, whole = _median_pair(pairs, [p[1].wall / p[2].wall for p in pairs])
-    load = f"load {whole[1].load[0]:.1f}/{whole[2].load[0]:.1f}"
-    table.add(
-        Row(
-            tag,
-            f"{figure} --quick{' --seeds 2' if seeds else ''}, whole command: 2 workers",
-            (whole[2].cpu, whole[2].wall, whole[2].rss_tree_mb),
-            "1 worker",
-            (whole[1].cpu, whole[1].wall, whole[1].rss_tree_mb),
-            f"{speedup:.2f}x wall",
-            ">= 1.8x (idle)" if target else "- (info)",
-            f"{met(speedup >= 1.8) if target else 'info'} ({load})",
-        )
-    )
-
-
-def _ceiling_row(table: Table, quick: bool, repeats: int) -> None:
     tasks, iterations = (8, 1_000_000) if quick else (32, 5_000_000)
-    pairs = [
-        {n: run_workload("ceiling", workers=n, tasks=tasks, iterations=iterations) for n in (1, 2)}
-        for _ in range(repeats)
-    ]
-    speedup, pair = _median_pair(pairs, [p[1].result["wall"] / p[2].result["wall"] for p in pairs])
-    spread = sorted(p[1].result["wall"] / p[2].result["wall"] for p in pairs)
-    table.add(
-        Row(
-            "6d",
-            f"  machine ceiling: {tasks} pure-Python tasks, 2 workers",
-            _triple(pair[2], "rss_tree_mb"),
-            "1 worker",
-            _triple(pair[1], "rss_tree_mb"),
-            f"{speedup:.2f}x wall",
-            "- (reference)",
-            "range " + "/".join(f"{x:.2f}" for x in spread),
+    # every measurement of a repeat runs back to back, so each run-phase pair has a ceiling
+    # pair measured within a minute of it (the host's share of cores drifts over minutes)
+    runs: dict[str, list[dict[int, Measured]]] = {k: [] for k in ("6a", "6a'", "6b", "6c", "6d")}
+    for attempt in range(repeats):
+        runs["6a"].append(_whole_command_pair(figure, seeds, scratch / f"w{attempt}"))
+        if not quick:
+            runs["6a'"].append(_whole_command_pair("lindner-fig1", None, scratch / f"f{attempt}"))
+        runs["6b"].append(_run_phase_pair(figure, True, seeds))
+        if not quick:
+            runs["6c"].append(_run_phase_pair("lindner-fig1", False, None))
+        runs["6d"].append(
+            {
+                n: run_workload("ceiling", workers=n, tasks=tasks, iterations=iterations)
+                for n in (1, 2)
+            }
         )
+    ceiling = [_ratio(p, "result") for p in runs["6d"]]
+    quick_flag = " --quick" + (" --seeds 2" if quick else "")
+    labels = {
+        "6a": (f"{figure}{quick_flag}, whole command", True),
+        "6a'": ("lindner-fig1 --quick, whole command", False),
+        "6b": (f"  {figure}{quick_flag}, run phase only", True),
+        "6c": ("  lindner-fig1 full, run phase only", True),
+        "6d": (f"  machine ceiling: {tasks} pure-Python tasks", False),
+    }
+    for tag, (label, target) in labels.items():
+        pairs = runs[tag]
+        if not pairs:
+            continue
+        whole = tag.startswith("6a")
+        ratios = [_ratio(p, "wall" if whole else "result") for p in pairs]
+        speedup, pair = _median_pair(pairs, ratios)
+        spread = "range " + "/".join(f"{x:.2f}" for x in sorted(ratios))
+        if tag in ("6b", "6c"):
+            of = statistics.median(r / c for r, c in zip(ratios, ceiling, strict=True))
+            spread += f"; {of:.2f} of the ceiling"
+        load = f"load {pair[1].load[0]:.1f}/{pair[2].load[0]:.1f}"
+        key = "rss_tree_mb"
+        table.add(
+            Row(
+                tag,
+                f"{label}: 2 workers",
+                (pair[2].cpu, pair[2].wall, pair[2].rss_tree_mb)
+                if whole
+                else _triple(pair[2], key),
+                "1 worker",
+                (pair[1].cpu, pair[1].wall, pair[1].rss_tree_mb)
+                if whole
+                else _triple(pair[1], key),
+                f"{speedup:.2f}x wall",
+                ">= 1.8x (idle)" if target else "- (info)" if tag != "6d" else "- (reference)",
+                f"{met(speedup >= 1.8) if target else 'info'} ({load}; {spread})",
+            )
+        )
+    table.note(
+        f"6: process backend (forkserver), 1 and 2 workers; 6a the whole command (start-up, "
+        f"run, serial report phase) on the quick figure with the most simulation ({figure}; "
+        f"see QUICK_FIGURE), 6a' the same on lindner-fig1 --quick (~0.3 CPU s of simulation: "
+        f"start-up only, info), 6b/6c run_experiment alone; each the median speed-up of "
+        f"{repeats} pairs of runs (the row shows the median pair; range = every pair); MB = "
+        f"peak RSS of the tree; load = 1-min load average before the 1- and 2-worker runs on "
+        f"{os.cpu_count()} cores. 6d is the machine's own ceiling, measured in each repeat right "
+        f"after 6a-6c: equal pure-Python tasks through the same kind of pool, nothing stored; "
+        f"'of the ceiling' = the median over repeats of (speed-up / that repeat's ceiling). "
+        f"6a's serial part (imports, fork server, report phase: ~3-4 s of the quick figure's "
+        f"~13 s) bounds it below 1.8x by Amdahl's law whatever the run phase does"
     )
+
+
+def _ratio(pair: dict[int, Measured], source: str) -> float:
+    """1-worker wall / 2-worker wall: measured from outside (``wall``) or inside (``result``)."""
+    if source == "wall":
+        return pair[1].wall / pair[2].wall
+    return pair[1].result["wall"] / pair[2].result["wall"]
+
+
+def _whole_command_pair(figure: str, seeds: int | None, out: Path) -> dict[int, Measured]:
+    """``impactbandits reproduce FIGURE --quick`` with 1 and 2 workers, timed from outside."""
+    extra = ["--seeds", str(seeds)] if seeds else []
+    pair = {}
+    for n in (1, 2):
+        pair[n] = _reproduce(figure, out, True, ["--workers", str(n), *extra])
+        shutil.rmtree(out, ignore_errors=True)
+    return pair
+
+
+def _run_phase_pair(figure: str, quick: bool, seeds: int | None) -> dict[int, Measured]:
+    """``run_experiment`` of ``figure`` alone with 1 and 2 workers."""
+    return {
+        n: run_workload("figure_run", figure=figure, quick=quick, seeds=seeds, workers=n)
+        for n in (1, 2)
+    }
 
 
 def _median_pair(pairs: list[Any], speedups: list[float]) -> tuple[float, Any]:
     """The median speed-up and the pair it came from (the first pair for an even count)."""
     speedup = statistics.median(speedups)
     return speedup, pairs[speedups.index(speedup)] if len(pairs) % 2 else pairs[0]
-
-
-def _run_phase_row(
-    table: Table, tag: str, label: str, figure: str, quick: bool, seeds: int | None,
-    repeats: int,
-) -> None:  # fmt: skip
-    """``run_experiment`` of ``figure`` alone with 1 and 2 workers: the wall speed-up (the
-    median over ``repeats`` pairs; the range of all pairs beside the status)."""
-    pairs = [
-        {
-            n: run_workload("figure_run", figure=figure, quick=quick, seeds=seeds, workers=n)
-            for n in (1, 2)
-        }
-        for _ in range(repeats)
-    ]
-    ratios = [p[1].result["wall"] / p[2].result["wall"] for p in pairs]
-    speedup, phase = _median_pair(pairs, ratios)
-    load = f"load {phase[1].load[0]:.1f}/{phase[2].load[0]:.1f}"
-    spread = "/".join(f"{x:.2f}" for x in sorted(ratios))
-    table.add(
-        Row(
-            tag,
-            label,
-            _triple(phase[2], "rss_tree_mb"),
-            "1 worker",
-            _triple(phase[1], "rss_tree_mb"),
-            f"{speedup:.2f}x wall",
-            ">= 1.8x (idle)",
-            f"{met(speedup >= 1.8)} ({load}; range {spread})",
-        )
-    )
 
 
 # -- row 7 ---------------------------------------------------------------------------------------

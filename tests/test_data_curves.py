@@ -269,6 +269,10 @@ def test_recommender_curves_memo_is_invisible() -> None:
     assert second.flags.writeable and second is not first
     direct = _rescale(recommender_sequences(recommender_parameters(4, 11), 500))
     np.testing.assert_array_equal(second, direct)
+    # arguments are checked before the memo, which would fail on unhashable ones
+    for bad in ({"seed": [1]}, {"n_arms": [4]}, {"sampler": ["legacy"]}):
+        with pytest.raises(SpecError):
+            recommender_curves(**bad)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("name", sorted(RECOMMENDER_SELECTED_INSTANCES))

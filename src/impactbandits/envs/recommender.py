@@ -130,6 +130,12 @@ def _check_positive(field: str, value: int) -> None:
         raise SpecError(field, f"must be a positive integer; got {value!r}")
 
 
+def _check_instance(n_arms: int, seed: int) -> None:
+    _check_positive("n_arms", n_arms)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise SpecError("seed", f"must be a non-negative integer; got {seed!r}")
+
+
 def recommender_parameters(
     n_arms: int = RECOMMENDER_N_ARMS, seed: int = 0, sampler: RecommenderSampler = "legacy"
 ) -> np.ndarray:
@@ -146,9 +152,7 @@ def recommender_parameters(
             ``np.random.default_rng(seed).random((n_arms, 5))`` supplies, row by row,
             ``U1, U2, U3, U4, U_B``.
     """
-    _check_positive("n_arms", n_arms)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise SpecError("seed", f"must be a non-negative integer; got {seed!r}")
+    _check_instance(n_arms, seed)
     if sampler == "legacy":
         if seed >= _LEGACY_SEED_LIMIT:
             raise SpecError("seed", f"must be below 2**32 for the legacy sampler; got {seed}")
@@ -208,6 +212,11 @@ def recommender_curves(
         the ``horizon`` computed values (see the module note on horizons).
     """
     _check_positive("horizon", horizon)
+    _check_instance(n_arms, seed)  # before the memo: its arguments must be hashable
+    if sampler not in RECOMMENDER_SAMPLERS:
+        raise SpecError(
+            "sampler", f"must be one of {', '.join(RECOMMENDER_SAMPLERS)}; got {sampler!r}"
+        )
     return _cached_curves(n_arms, horizon, seed, sampler).copy()
 
 

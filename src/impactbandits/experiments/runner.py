@@ -221,17 +221,25 @@ def _preload() -> list[str]:
     return [*FORKSERVER_PRELOAD, *([KERNELS_PRELOAD] if kernels.requested() else [])]
 
 
-def _start_fork_server() -> None:
-    """Start the process backend's fork server now, without waiting for it: it imports
-    :func:`_preload`'s modules (~0.5 s) while this process expands the cells, opens the store
-    and plans, instead of when the first task is submitted. No effect off Linux (spawn) or if
-    this process's fork server already runs."""
+def _process_context() -> multiprocessing.context.BaseContext:
+    """The process backend's start method: on Linux a fork server that has imported
+    :func:`_preload`'s modules (workers are forked from it with them; the preload is ignored
+    if this process's fork server already runs), elsewhere spawn."""
     if not sys.platform.startswith("linux"):
-        return
-    from multiprocessing import forkserver
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["__main__", *_preload()])
+    return context
 
-    multiprocessing.get_context("forkserver").set_forkserver_preload(["__main__", *_preload()])
-    forkserver.ensure_running()
+
+def _start_fork_server() -> None:
+    """Start the process backend's fork server now, without waiting for it: it imports its
+    preload (~0.5 s) while this process expands the cells, opens the store and plans, instead
+    of when the first task is submitted. No effect off Linux or if it already runs."""
+    if _process_context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
 
 
 @contextlib.contextmanager
@@ -239,10 +247,7 @@ def _executor(backend: str, workers: int, scheduler: str | None) -> Iterator[Exe
     if backend == "serial":
         yield None
     elif backend == "process":
-        method = "forkserver" if sys.platform.startswith("linux") else "spawn"
-        context = multiprocessing.get_context(method)
-        if method == "forkserver":  # ignored if this process's fork server already runs
-            context.set_forkserver_preload(["__main__", *_preload()])
+        context = _process_context()
         with Lifeline(context) as lifeline:  # workers exit when this process dies
             pool = ProcessPoolExecutor(
                 max_workers=workers,

@@ -19,6 +19,10 @@ ENVIRONMENTS = [
     ("bernoulli", {"means": [0.3, 0.5, 0.7]}),
     ("gaussian", {"n_arms": 12, "sigma": 0.1}),
     ("gaussian", {"means": [0.1, 0.4, 0.2, 0.35, 0.3, 0.0, 0.25, 0.15, 0.05], "sigma": 1.0}),
+    # Metelli et al.'s rising arms observed through mean-parametrised Beta draws
+    ("rising", {"instance": "15-arms", "length": 1000}),
+    # Seznec et al.'s rotting arms (values outside [0, 1], Gaussian noise with sigma = 1)
+    ("rotting", {"length": 1000, "breakpoint": 200}),
 ]
 POLICIES = [
     ("greedy", {}),
@@ -232,6 +236,36 @@ def test_compiled_noise_equals_the_numpy_noise_value_for_value():
     np.testing.assert_array_equal(got_z, z)
     got_b = np.array([beta_inverse(2.0, 2.0, x) for x in u[:20_000]])
     np.testing.assert_array_equal(got_b, betaincinv(2.0, 2.0, u[:20_000]))
+
+
+def test_compiled_beta_mean_observation_equals_the_numpy_one():
+    """The "beta-mean" observation inside the compiled loop against
+    ``rested.beta_mean_observation`` (which the NumPy path calls), value for value: means over
+    [0, 1] including 0, 1 and the clip's edges, where the clip decides."""
+    from impactbandits.core.philox import stream_key, uniforms
+    from impactbandits.envs import rested
+    from impactbandits.kernels import kinds
+    from impactbandits.kernels import noise as compiled
+
+    assert (compiled._BETA_MEAN_SHAPE, compiled._BETA_MEAN_CLIP) == (
+        rested.BETA_MEAN_SHAPE,
+        rested.BETA_MEAN_CLIP,
+    )
+    rng = np.random.default_rng(4)
+    clip = rested.BETA_MEAN_CLIP
+    edges = [0.0, 1.0, clip, 1 - clip, clip / 2, 1 - clip / 2, 0.5, 1e-300]
+    means = np.r_[edges, rng.random(5_000), rng.random(500) * 1e-5, 1 - rng.random(500) * 1e-5]
+    reps = rng.integers(0, 2**32, means.size, dtype=np.uint64)
+    arms = rng.integers(0, 50, means.size)
+    pulls = rng.integers(0, 10**6, means.size)
+    words = stream_key(5, (3,))
+    key = np.array(words, dtype=np.uint64)
+    expected = rested.beta_mean_observation(means, uniforms(words, reps, arms, pulls))
+    got = [
+        compiled.outcome(kinds.BETA_MEAN, 0.0, key, r, int(a), int(m), float(v))
+        for v, r, a, m in zip(means, reps, arms, pulls, strict=True)
+    ]
+    np.testing.assert_array_equal(got, expected)
 
 
 def test_memory_and_cost_do_not_grow_with_arms_times_pulls():

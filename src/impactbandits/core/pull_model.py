@@ -21,10 +21,12 @@ class PullModel:
     * ``"normal"``: expected + ``sigma`` · z, z the standard normal of ``noise`` at (r, i, m);
     * ``"beta"``: expected + ``sigma`` · (2·B⁻¹(u) − 1), B the Beta(2, 2) CDF, u the uniform
       of ``noise`` at (r, i, m) (bounded noise of the rested bandits);
-    * ``"bernoulli"``: 1 if u < expected else 0.
+    * ``"bernoulli"``: 1 if u < expected else 0;
+    * ``"beta-mean"``: B⁻¹(u), B the CDF of Beta(β μ / (1 − μ), β), μ = expected clipped (the
+      observation model of :func:`impactbandits.envs.rested.beta_mean_observation`).
     """
 
     values: np.ndarray
-    noise: Literal["none", "normal", "beta", "bernoulli"]
+    noise: Literal["none", "normal", "beta", "bernoulli", "beta-mean"]
     sigma: float = 0.0
     table: CommonNoise | None = None

@@ -225,13 +225,13 @@ class RestedBandit(Environment):
         compiled loops (:mod:`impactbandits.kernels`); ``None`` when outcomes are not a
         function of the pull alone (``noise_draws = "per-evaluation"``) or the curves are
         shorter than ``pulls``. Call after :meth:`reset`."""
-        if self.noise_draws != "per-pull" or self.length < pulls or self.noise == "beta-mean":
+        if self.noise_draws != "per-pull" or self.length < pulls:
             return None
         values = self.curves[None, :, :pulls]
         if self._noise is None:
             return PullModel(values, "none")
-        return PullModel(values, "normal" if self.noise == "gaussian" else "beta", self.sigma,
-                         self._noise)  # fmt: skip
+        noise = {"gaussian": "normal", "beta": "beta", "beta-mean": "beta-mean"}[self.noise]
+        return PullModel(values, noise, self.sigma, self._noise)  # type: ignore[arg-type]
 
     def _reevaluate(self) -> np.ndarray:
         """``(R, n, 5)``: every arm's f(n_i) three times and f(n_i − 1) twice, each with noise

@@ -14,10 +14,12 @@ impactbandits[fast]``, which brings numba).
   :class:`~impactbandits.core.policy.BatchedSimplePolicy`;
 * the environment is a built-in whose outcomes depend on (replication, arm, pull number) only —
   the rested bandits (:class:`~impactbandits.envs.rested.RestedBandit` and its built-in
-  instances, per-pull noise) and the stationary Bernoulli and Gaussian bandits — exactly that
-  class: it gives its ``pull_model`` (:class:`~impactbandits.core.pull_model.PullModel`: the
-  expected reward of the m-th pull of each arm and the noise model), and the loop computes each
-  pull's reward on the spot, storing nothing per arm and pull;
+  instances, with Metelli et al.'s rising and Seznec et al.'s rotting arms; per-pull noise,
+  Metelli et al.'s mean-parametrised Beta observations included) and the stationary
+  Bernoulli and Gaussian bandits — exactly that class: it gives its ``pull_model``
+  (:class:`~impactbandits.core.pull_model.PullModel`: the expected reward of the m-th pull of
+  each arm and the noise model), and the loop computes each pull's reward on the spot, storing
+  nothing per arm and pull;
 * or the pair is Ron et al.'s SRUM (:class:`~impactbandits.policies.opportunity.
   SelfRegulatedUtilityMaximization`, paper variant, UCB1 as the black box) on the
   reward-opportunity bandit (:class:`~impactbandits.envs.opportunity.OpportunityBandit`) with a
@@ -108,7 +110,7 @@ def _policy_kernel(policy: Any) -> tuple[int, np.ndarray] | None:
 
 
 def _pull_indexed(env: Any) -> bool:
-    from impactbandits.envs import rested, stationary
+    from impactbandits.envs import rested, rising, rotting, stationary
 
     kinds = {
         rested.RestedBandit,
@@ -119,6 +121,10 @@ def _pull_indexed(env: Any) -> bool:
         rested.FicoBandit,
         rested.RecommenderBandit,
         rested.ImprovingBandit,
+        rising.RisingBandit,
+        rotting.RottingBandit,
+        rotting.AbruptRottingBandit,
+        rotting.SmoothRottingBandit,
         stationary.BernoulliBandit,
         stationary.GaussianBandit,
     }
@@ -174,6 +180,7 @@ def simulate_compiled(
         "normal": kinds.NORMAL,
         "beta": kinds.BETA,
         "bernoulli": kinds.BERNOULLI,
+        "beta-mean": kinds.BETA_MEAN,
     }[model.noise]
     if model.table is not None:
         key = np.asarray(model.table.key, dtype=np.uint64)

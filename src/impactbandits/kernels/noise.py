@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import get_cython_function_address
 
-from impactbandits.kernels.kinds import BERNOULLI, NORMAL
+from impactbandits.kernels.kinds import BERNOULLI, BETA_MEAN, NORMAL
 
 _M0 = np.uint64(0xD2511F53)
 _M1 = np.uint64(0xCD9E8D57)
@@ -88,6 +88,10 @@ def beta_inverse(a: float, b: float, u: float) -> float:
 #: Shape of the symmetric Beta behind bounded noise (:data:`impactbandits.envs.rested.
 #: BETA_NOISE_SHAPE`).
 _BETA_SHAPE = 2.0
+#: β and the clip of μ of the ``"beta-mean"`` observations (:data:`impactbandits.envs.rested.
+#: BETA_MEAN_SHAPE`, :data:`~impactbandits.envs.rested.BETA_MEAN_CLIP`; a test checks they agree).
+_BETA_MEAN_SHAPE = 2.0
+_BETA_MEAN_CLIP = 1e-6
 
 
 @njit(cache=True, nogil=True)
@@ -102,7 +106,8 @@ def outcome(
 ) -> float:
     """The reward of the pull: the environment's ``step`` for one (r, i, m). ``noise``: 0 none
     (``value + 0.0``), NORMAL ``value + σ·z``, BETA ``value + σ·(2·B⁻¹(u) − 1)``, BERNOULLI
-    ``1{u < value}``."""
+    ``1{u < value}``, BETA_MEAN the inverse CDF at u of Beta(β μ / (1 − μ), β), μ = ``value``
+    clipped as :func:`impactbandits.envs.rested.beta_mean_observation` clips it."""
     if noise == 0:
         return value + 0.0
     if noise == NORMAL:
@@ -110,4 +115,11 @@ def outcome(
     u = uniform53(key[0], key[1], replication, arm, pull)
     if noise == BERNOULLI:
         return 1.0 if u < value else 0.0
+    if noise == BETA_MEAN:
+        mu = value
+        if mu < _BETA_MEAN_CLIP:  # np.clip(value, clip, 1 - clip), as minimum(maximum(...))
+            mu = _BETA_MEAN_CLIP
+        if mu > 1.0 - _BETA_MEAN_CLIP:
+            mu = 1.0 - _BETA_MEAN_CLIP
+        return beta_inverse(_BETA_MEAN_SHAPE * mu / (1.0 - mu), _BETA_MEAN_SHAPE, u)
     return value + sigma * (2.0 * beta_inverse(_BETA_SHAPE, _BETA_SHAPE, u) - 1.0)

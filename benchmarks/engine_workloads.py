@@ -94,14 +94,22 @@ def _engine(
 @workload
 def warm_kernels() -> dict[str, Any]:
     """Load (or, in a fresh checkout, compile) numba's cached kernels the rows use — the round
-    loop and the SRUM loop — so that no measured process pays the compilation, whose LLVM
-    memory would otherwise show in its peak RSS."""
+    loop and the SRUM loop, and every signature the figures of rows 4 and 6 reach (one seed of
+    each at --quick scale, serial) — so that no measured process pays the compilation, whose
+    time and LLVM memory would otherwise show in its row."""
     import time
+
+    from impactbandits import run_experiment
+    from impactbandits.experiments.figures import get_figure
 
     start = time.perf_counter()
     bernoulli_pipeline(arms=2, horizon=20, seeds=1)
     spo_batch(horizon=20, replications=1, batched=True)
     srum_engine(means=[0.2, 0.5], horizon=20, seeds=1)
+    for figure in ("lindner-fig1", "rested-benchmark"):
+        spec = get_figure(figure).spec(True).replace(seeds=1)
+        with tempfile.TemporaryDirectory() as out:
+            run_experiment(spec, out, backend="serial")
     return {"wall": time.perf_counter() - start}
 
 

@@ -76,6 +76,12 @@ BETA_NOISE_SHAPE = 2.0
 BETA_MEAN_SHAPE = 2.0
 #: Clip of the mean μ before it parametrises a ``"beta-mean"`` observation.
 BETA_MEAN_CLIP = 1e-6
+#: The pull model's name of each noise kind (``"none"`` has no noise table).
+_PULL_NOISE: dict[str, Literal["normal", "beta", "beta-mean"]] = {
+    "gaussian": "normal",
+    "beta": "beta",
+    "beta-mean": "beta-mean",
+}
 #: Default number of curve values when curves are given as callables.
 DEFAULT_LENGTH = 100_000
 
@@ -230,8 +236,7 @@ class RestedBandit(Environment):
         values = self.curves[None, :, :pulls]
         if self._noise is None:
             return PullModel(values, "none")
-        noise = {"gaussian": "normal", "beta": "beta", "beta-mean": "beta-mean"}[self.noise]
-        return PullModel(values, noise, self.sigma, self._noise)  # type: ignore[arg-type]
+        return PullModel(values, _PULL_NOISE[self.noise], self.sigma, self._noise)
 
     def _reevaluate(self) -> np.ndarray:
         """``(R, n, 5)``: every arm's f(n_i) three times and f(n_i − 1) twice, each with noise

@@ -9,7 +9,11 @@ from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
 from impactbandits.kernels import available, simulate_compiled
 from impactbandits.registry import build_environment, build_policy
 
-pytestmark = pytest.mark.skipif(not available(), reason="numba not installed")
+# every test runs on the ahead-of-time module and on numba's JIT (conftest.kernel_backend)
+pytestmark = [
+    pytest.mark.skipif(not available(), reason="no compiled loops (numba not installed)"),
+    pytest.mark.usefixtures("kernel_backend"),
+]
 
 ENVIRONMENTS = [
     ("single-peaked", {"instance": 3}),

@@ -13,7 +13,11 @@ from impactbandits.kernels import available, simulate_compiled
 from impactbandits.opportunity.fairness import MonotoneCartesianFairness
 from impactbandits.registry import build_environment, build_policy
 
-pytestmark = pytest.mark.skipif(not available(), reason="numba not installed")
+# every test runs on the ahead-of-time module and on numba's JIT (conftest.kernel_backend)
+pytestmark = [
+    pytest.mark.skipif(not available(), reason="no compiled loops (numba not installed)"),
+    pytest.mark.usefixtures("kernel_backend"),
+]
 
 FIELDS = ("reward", "expected", "pulls", "switches", "phases", "arm_rewards", "phase_switches")
 RON_MEANS = [0.2, 0.35, 0.5, 0.65, 0.8, 0.95]  # Ron et al. §5: μ_i = 0.2 + 0.15(i − 1)

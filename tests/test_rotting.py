@@ -80,8 +80,7 @@ def test_horizon_tuned_swa_equals_reference():
     np.testing.assert_array_equal(a.pulls, b.pulls)
 
 
-def test_fewa_compiled_filter_equals_numpy_filter(monkeypatch):
-    pytest.importorskip("numba")
+def test_fewa_compiled_filter_equals_numpy_filter(kernel_backend, monkeypatch):
     env = RottingBandit("ten-arms", length=3000)
     compiled = _run(FEWA(), env, 3000)
     monkeypatch.setenv("IMPACTBANDITS_KERNELS", "0")

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from impactbandits import kernels
 from impactbandits.errors import ImpactBanditsError, SpecError
 from impactbandits.experiments.cells import Cell, Task, batches, expand
 from impactbandits.experiments.lock import LOCK_FILE, run_dir_lock
@@ -89,7 +90,8 @@ DEDUP_ENV = "IMPACTBANDITS_DEDUP"
 #: starts with them (each worker imported them itself before: ~0.9 s of CPU per worker): the
 #: task runner and, when numba is installed and not switched off, the compiled loops.
 FORKSERVER_PRELOAD = ("impactbandits.experiments.worker",)
-KERNELS_PRELOAD = "impactbandits.kernels.loops"
+#: What the fork server imports for the compiled loops, by :func:`impactbandits.kernels.backend`.
+KERNELS_PRELOAD = {"aot": "impactbandits.kernels._aot", "jit": "impactbandits.kernels.loops"}
 
 
 class Interrupted(ImpactBanditsError):
@@ -214,11 +216,10 @@ def _dedup_default() -> bool:
 
 
 def _preload() -> list[str]:
-    """:data:`FORKSERVER_PRELOAD`, with the compiled loops if they would be used (checked
-    without importing numba here)."""
-    from impactbandits import kernels
-
-    return [*FORKSERVER_PRELOAD, *([KERNELS_PRELOAD] if kernels.requested() else [])]
+    """:data:`FORKSERVER_PRELOAD`, with the compiled loops if they would be used (the module
+    built ahead of time, or numba's; checked without importing either here)."""
+    planned = kernels.planned()
+    return [*FORKSERVER_PRELOAD, *([KERNELS_PRELOAD[planned]] if planned else [])]
 
 
 def _process_context() -> multiprocessing.context.BaseContext:
@@ -354,6 +355,7 @@ def run_experiment(
         raise SpecError("batch_size", f"must be a positive integer, got {batch_size!r}")
     if scheduler is not None and backend != "dask":
         raise SpecError("scheduler", "only used with --backend dask")
+    kernels.planned()  # a bad IMPACTBANDITS_KERNELS is a SpecError here, not in a worker
     n_workers = 1 if backend == "serial" else (workers or _default_workers())
     path = Path(run_dir) if run_dir is not None else default_run_dir(spec)
     check_run_dir(path)

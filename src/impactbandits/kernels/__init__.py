@@ -3,7 +3,10 @@ impactbandits[fast]``, which brings numba).
 
 :func:`~impactbandits.core.simulate.simulate` hands a run to :func:`simulate_compiled` when
 
-* numba is installed and ``IMPACTBANDITS_KERNELS`` is not ``0``;
+* the compiled loops are available (:func:`backend`): built ahead of time
+  (:mod:`impactbandits.kernels.aot`; ``make kernels``, which ``make demo`` and ``make test``
+  run), else numba's JIT if numba is installed; ``IMPACTBANDITS_KERNELS`` chooses
+  (:data:`KERNELS_ENV`);
 * the policy is one of the built-ins with a kernel (paper variants, exactly that class, not a
   subclass): greedy, UCB1, EXP3 (:mod:`~impactbandits.policies.classic`), Rexp3, D-UCB,
   Lindner et al.'s UCB and SW-UCB (:mod:`~impactbandits.policies.nonstationary`), Lindner et
@@ -26,48 +29,139 @@ impactbandits[fast]``, which brings numba).
   built-in fairness function: :mod:`impactbandits.kernels.srum`, which also records the phases
   and the per-arm rewards.
 
-Otherwise the readable NumPy loop runs. Both give identical numbers: every kernel transcribes
+Otherwise the readable NumPy loop runs. All give identical numbers: every kernel transcribes
 its policy's operations in the same order, and the noise of each pull is computed from the
-same counter with the same functions (``tests/test_kernels.py`` compares them bit for bit).
+same counter with the same functions (``tests/test_kernels.py`` compares them bit for bit, with
+the ahead-of-time module and with the JIT). The ahead-of-time module is the same numba source
+compiled once; a process that uses it never imports numba (less memory, no per-process
+loading of the JIT's cached kernels).
 
 Working on the kernels: numba's on-disk cache (``cache=True``, in ``__pycache__``) is keyed on
 each function's own source file, and a cached function carries the compiled code of the
 functions it calls from other modules. After editing a kernel module, delete the ``*.nbi`` and
 ``*.nbc`` files under ``src/impactbandits/kernels/__pycache__`` (``make clean-kernels``), or a
 caller may keep running the old code. (An installed release is unaffected: installing rewrites
-every file.)
+every file.) The ahead-of-time module goes stale with any edit of its sources and is then not
+used until it is rebuilt (``make kernels``; ``make test`` rebuilds it).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import os
 import sys
+from collections.abc import Callable
 from importlib.util import find_spec
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-__all__ = ["KERNELS_ENV", "available", "requested", "simulate_compiled"]
+from impactbandits.errors import SpecError
+
+__all__ = [
+    "KERNELS_ENV",
+    "available",
+    "backend",
+    "entry",
+    "planned",
+    "requested",
+    "simulate_compiled",
+]
 
 
-#: Set to ``0`` to switch the compiled loops off.
+#: ``0``: the compiled loops off; ``jit``: numba's JIT only; ``aot``: the ahead-of-time module
+#: only (a :class:`~impactbandits.errors.SpecError` if it cannot be used); ``auto`` or ``1`` (or
+#: unset): the ahead-of-time module if it is usable, else the JIT.
 KERNELS_ENV = "IMPACTBANDITS_KERNELS"
 
 
+_CHOICES = {"0": "0", "jit": "jit", "aot": "aot", "1": "auto", "auto": "auto", "": "auto"}
+
+
+def _choice() -> str:
+    value = os.environ.get(KERNELS_ENV, "auto").strip().lower()
+    if value not in _CHOICES:
+        raise SpecError(KERNELS_ENV, f"{value!r} is not one of 0, jit, aot, auto (or 1)")
+    return _CHOICES[value]
+
+
 def requested() -> bool:
-    """``IMPACTBANDITS_KERNELS`` is not ``0`` and numba is installed (found, not imported)."""
-    return os.environ.get(KERNELS_ENV, "1") != "0" and find_spec("numba") is not None
+    """The compiled loops would be used: the ahead-of-time module is usable, or numba is
+    installed (found, not imported), and ``IMPACTBANDITS_KERNELS`` allows it."""
+    return planned() is not None
+
+
+def planned() -> str | None:
+    """What :func:`backend` will answer (``"aot"``, ``"jit"`` or ``None``), found without
+    importing numba or the built module; a :class:`~impactbandits.errors.SpecError` for a bad
+    ``IMPACTBANDITS_KERNELS``."""
+    from impactbandits.kernels import aot
+
+    choice = _choice()
+    if choice == "0":
+        return None
+    if choice in ("aot", "auto") and aot.current().usable:
+        return "aot"
+    if choice == "aot":
+        reason = aot.current().reason
+        raise SpecError(KERNELS_ENV, f"aot asked for, but the ahead-of-time module is {reason}")
+    return "jit" if find_spec("numba") is not None else None
+
+
+def backend() -> str | None:
+    """Where the compiled loops come from in this process: ``"aot"`` (the module built ahead
+    of time, loaded), ``"jit"`` (numba, importable) or ``None`` (the readable loops run)."""
+    return _backend(_choice())
+
+
+@functools.cache
+def _backend(choice: str) -> str | None:
+    """:func:`backend` for one value of ``IMPACTBANDITS_KERNELS`` (once per process: policies
+    ask every round)."""
+    plan = planned()
+    if plan == "aot":
+        from impactbandits.kernels import aot
+
+        if aot.load() is not None:
+            return "aot"
+        if choice == "aot":
+            raise SpecError(KERNELS_ENV, "aot asked for, but the built module fails to load")
+        plan = "jit" if find_spec("numba") is not None else None
+    if plan == "jit":
+        try:
+            import numba  # noqa: F401
+        except ImportError:
+            return None
+        return "jit"
+    return None
 
 
 def available() -> bool:
-    """numba is importable and ``IMPACTBANDITS_KERNELS`` is not ``0``."""
-    if not requested():
-        return False
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """The compiled loops can run in this process (:func:`backend` is not ``None``)."""
+    return backend() is not None
+
+
+def entry(name: str) -> Callable[..., Any]:
+    """The compiled entry point ``name`` (:data:`~impactbandits.kernels.signatures.ENTRIES`)
+    of :func:`backend`: the ahead-of-time module's, each call checked against the types it was
+    compiled for (``TypeError`` otherwise), or numba's JIT dispatcher. Only when
+    :func:`available`."""
+    from impactbandits.kernels.signatures import ENTRIES
+
+    spec = ENTRIES[name]
+    if backend() == "aot":
+        from impactbandits.kernels import aot
+        from impactbandits.kernels.signatures import check
+
+        compiled = getattr(aot.load(), name)
+
+        def checked(*args: Any) -> Any:
+            return compiled(*check(name, args))
+
+        return checked
+    module = importlib.import_module(f"impactbandits.kernels.{spec.module}")
+    return cast("Callable[..., Any]", getattr(module, spec.function))
 
 
 def _policy_kernel(policy: Any) -> tuple[int, np.ndarray] | None:
@@ -160,7 +254,7 @@ def simulate_compiled(
     if _srum_pair(env, policy):
         if not available():
             return None
-        from impactbandits.kernels.srum import simulate_srum
+        from impactbandits.kernels.srum_driver import simulate_srum
 
         return simulate_srum(env, policy, rounds, checkpoints, replications)
     if not _pull_indexed(env) or env.records_arm_rewards or policy.phases:
@@ -172,7 +266,6 @@ def simulate_compiled(
     if model is None:
         return None
     from impactbandits.kernels import kinds
-    from impactbandits.kernels.loops import run
 
     kind, params = found
     noise = {
@@ -198,7 +291,7 @@ def simulate_compiled(
     out_expected = np.empty((replications, n_cp))
     out_pulls = np.empty((replications, n_cp, n))
     out_switches = np.empty((replications, n_cp), dtype=np.int64)
-    run(
+    entry("run")(
         kind,
         params,
         np.ascontiguousarray(model.values, dtype=np.float64),

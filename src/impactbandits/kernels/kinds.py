@@ -1,4 +1,5 @@
-"""Numbers of the compiled policies (:mod:`impactbandits.kernels.loops`), importable without
+"""Numbers of the compiled policies, noise models and SRUM's fairness functions and reward models
+(:mod:`impactbandits.kernels.loops`, :mod:`impactbandits.kernels.srum`), importable without
 numba."""
 
 GREEDY = 0
@@ -18,3 +19,8 @@ NORMAL = 1
 BETA = 2
 BERNOULLI = 3
 BETA_MEAN = 4
+
+# SRUM (:mod:`impactbandits.kernels.srum`): fairness functions with a compiled f and range oracle
+# (the ``kind`` argument of ``run_srum``) and reward models of the reward-opportunity bandit
+CONSTANT, MONOTONE, SOFTMAX = 0, 1, 2
+BERNOULLI_REWARDS, BETA_REWARDS = 0, 1

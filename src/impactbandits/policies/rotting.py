@@ -122,9 +122,7 @@ class FEWA(_WindowAverages):
         from impactbandits import kernels
 
         if kernels.available():
-            from impactbandits.kernels.fewa import fewa_choices
-
-            return fewa_choices(averages, self.counts, windows, widths)
+            return kernels.entry("fewa_choices")(averages, self.counts, windows, widths)
         return _fewa_choices(averages, self.counts, windows, widths)
 
 

@@ -55,6 +55,18 @@ def compile_into(directory: Path) -> Path:
         warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
         from numba import types
         from numba.pycc import CC
+        from numba.pycc import compiler as pycc_compiler
+
+    class _ReleasingTheGil(pycc_compiler.Flags):  # type: ignore[misc]
+        """pycc's compilation flags, with the GIL released around each call, as the JIT's
+        ``@njit(nogil=True)`` dispatchers do: threads of one process (a Dask worker with
+        several threads) then run kernels side by side. This child process only."""
+
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)
+            self.release_gil = True
+
+    pycc_compiler.Flags = _ReleasingTheGil
 
     class _WithShim(CC):  # type: ignore[misc]
         def _get_mixin_sources(self) -> list[str]:

@@ -172,6 +172,25 @@ def test_missing_or_unreadable_stamps_are_not_usable(package_copy):
     assert aot.status(stamp, package).reason.startswith("not built")
 
 
+@pytest.mark.parametrize("failure", ["import", "symbol"])
+def test_a_module_that_cannot_be_bound_is_not_used(monkeypatch, failure):
+    """No module, or no shim symbol to bind SciPy's functions through (never calling it with
+    them unbound): ``load`` gives ``None`` and the library falls back to the JIT."""
+    import ctypes
+
+    monkeypatch.setattr(aot, "current", lambda: aot.Status(True, "test"))
+    if failure == "import":
+        monkeypatch.setattr(aot, "MODULE", "impactbandits.kernels._no_such_module")
+    else:
+
+        def no_symbol(path):
+            raise AttributeError(f"{path}: undefined symbol: impactbandits_bind")
+
+        monkeypatch.setattr(ctypes, "CDLL", no_symbol)
+        monkeypatch.setattr(aot.importlib, "import_module", lambda name: ctypes)
+    assert aot.load.__wrapped__() is None
+
+
 def test_a_bad_kernels_setting_is_a_one_line_spec_error(monkeypatch, tmp_path):
     from impactbandits import run_experiment
     from tests.conftest import small_spec

@@ -141,10 +141,12 @@ def load() -> ModuleType | None:
         return None
     try:
         module = importlib.import_module(MODULE)
-    except ImportError:
+        # the loaded module itself (dlopen returns its handle); a platform that does not export
+        # the shim's symbol (Windows exports only what is listed) falls back to the JIT
+        bind = ctypes.CDLL(module.__file__).impactbandits_bind
+        addresses = [_scipy_address(name) for name in _SCIPY]
+    except (ImportError, OSError, AttributeError, KeyError):
         return None
-    shim = ctypes.CDLL(module.__file__)  # the loaded module itself: dlopen returns its handle
-    bind = shim.impactbandits_bind
     bind.restype, bind.argtypes = None, [ctypes.c_void_p, ctypes.c_void_p]
-    bind(*(_scipy_address(name) for name in _SCIPY))
+    bind(*addresses)
     return module

@@ -88,7 +88,7 @@ MAX_SPLITS = 512
 DEDUP_ENV = "IMPACTBANDITS_DEDUP"
 #: Modules the process backend's fork server imports once, so that every worker forked from it
 #: starts with them (each worker imported them itself before: ~0.9 s of CPU per worker): the
-#: task runner and, when numba is installed and not switched off, the compiled loops.
+#: task runner and the compiled loops when they are used (:data:`KERNELS_PRELOAD`).
 FORKSERVER_PRELOAD = ("impactbandits.experiments.worker",)
 #: What the fork server imports for the compiled loops, by :func:`impactbandits.kernels.backend`.
 KERNELS_PRELOAD = {"aot": "impactbandits.kernels._aot", "jit": "impactbandits.kernels.loops"}

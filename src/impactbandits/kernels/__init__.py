@@ -96,9 +96,12 @@ def planned() -> str | None:
     """What :func:`backend` will answer (``"aot"``, ``"jit"`` or ``None``), found without
     importing numba or the built module; a :class:`~impactbandits.errors.SpecError` for a bad
     ``IMPACTBANDITS_KERNELS``."""
+    return _plan(_choice())
+
+
+def _plan(choice: str) -> str | None:
     from impactbandits.kernels import aot
 
-    choice = _choice()
     if choice == "0":
         return None
     if choice in ("aot", "auto") and aot.current().usable:
@@ -119,7 +122,7 @@ def backend() -> str | None:
 def _backend(choice: str) -> str | None:
     """:func:`backend` for one value of ``IMPACTBANDITS_KERNELS`` (once per process: policies
     ask every round)."""
-    plan = planned()
+    plan = _plan(choice)
     if plan == "aot":
         from impactbandits.kernels import aot
 

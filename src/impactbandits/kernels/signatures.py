@@ -56,6 +56,17 @@ def _u8(name: str, ndim: int = 0) -> Arg:
     return Arg(name, "uint64", ndim)
 
 
+#: What both round loops take last: the rounds, the checkpoints and the arrays they write the
+#: checkpoint summaries of :class:`~impactbandits.core.simulate.Trajectory` into.
+_ROUNDS_AND_SUMMARIES = (
+    _i8("rounds"),
+    _i8("checkpoints", 1),
+    _f8("out_reward", 2, writes=True),
+    _f8("out_expected", 2, writes=True),
+    _f8("out_pulls", 3, writes=True),
+    _i8("out_switches", 2, writes=True),
+)
+
 #: Every entry point the library calls (``impactbandits.kernels.entry``).
 ENTRIES: dict[str, Entry] = {
     "run": Entry(
@@ -70,12 +81,7 @@ ENTRIES: dict[str, Entry] = {
             _u8("key", 1),
             _u8("replications_ids", 1),
             _f8("uniforms", 2, "A"),
-            _i8("rounds"),
-            _i8("checkpoints", 1),
-            _f8("out_reward", 2, writes=True),
-            _f8("out_expected", 2, writes=True),
-            _f8("out_pulls", 3, writes=True),
-            _i8("out_switches", 2, writes=True),
+            *_ROUNDS_AND_SUMMARIES,
         ),
     ),
     "run_srum": Entry(
@@ -98,12 +104,7 @@ ENTRIES: dict[str, Entry] = {
             _f8("ucb_c"),
             _i8("initial_phase", 1),
             _f8("initial_targets", 2),
-            _i8("rounds"),
-            _i8("checkpoints", 1),
-            _f8("out_reward", 2, writes=True),
-            _f8("out_expected", 2, writes=True),
-            _f8("out_pulls", 3, writes=True),
-            _i8("out_switches", 2, writes=True),
+            *_ROUNDS_AND_SUMMARIES,
             _i8("out_phases", 3, writes=True),
             _f8("out_arm_rewards", 3, writes=True),
             _i8("out_phase_switches", 2, writes=True),

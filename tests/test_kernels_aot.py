@@ -260,3 +260,30 @@ def test_the_build_command_says_whether_the_module_is_usable():
     )
     assert done.returncode == (0 if aot.current().usable else 1)
     assert aot.current().reason in done.stdout
+
+
+def test_a_failed_build_names_the_exception_and_keeps_the_module_it_had(tmp_path):
+    """No working C compiler (``CC=/bin/false``): exit status 1, the exception line of the
+    child's traceback (not the compiler hint that follows it), and the stamp untouched."""
+    if find_spec("numba") is None:
+        pytest.skip("numba not installed")
+    before = aot.STAMP.read_bytes() if aot.STAMP.exists() else None
+    done = subprocess.run(
+        [sys.executable, "-m", "impactbandits.kernels.build", "--force"],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "CC": "/bin/false"},
+    )
+    assert done.returncode == 1
+    assert "the ahead-of-time build failed (RuntimeError: " in done.stderr
+    assert "numba's JIT will be used" in done.stderr
+    assert (aot.STAMP.read_bytes() if aot.STAMP.exists() else None) == before
+
+
+def test_the_cause_of_a_failed_build_is_its_exception_line():
+    from impactbandits.kernels.build import _cause
+
+    trace = 'Traceback:\n  File "x"\nnumba.core.errors.TypingError: bad\n\nhint: install gcc\n'
+    assert _cause(trace) == "numba.core.errors.TypingError: bad"
+    assert _cause("just a line\nlast line\n") == "last line"
+    assert _cause("") == "no output"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -85,6 +86,14 @@ def compile_into(directory: Path) -> Path:
     return directory / cc.output_file
 
 
+def _cause(stderr: str) -> str:
+    """The exception line of a failed build's traceback (a compiler's own message may follow
+    it over several lines), else its last line."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    raised = [line for line in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception)\b", line)]
+    return (raised or lines or ["no output"])[-1]
+
+
 def _build(force: bool) -> int:
     state = aot.status()
     if state.usable and not force:
@@ -106,10 +115,9 @@ def _build(force: bool) -> int:
             [sys.executable, "-c", code, str(out)], env=env, capture_output=True, text=True
         )
         if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
             print(
-                f"impactbandits kernels: the ahead-of-time build failed ({last}); numba's JIT "
-                "will be used (the same numbers, more memory and start-up time)",
+                f"impactbandits kernels: the ahead-of-time build failed ({_cause(done.stderr)});"
+                " numba's JIT will be used (the same numbers, more memory and start-up time)",
                 file=sys.stderr,
             )
             return 1

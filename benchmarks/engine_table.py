@@ -750,7 +750,7 @@ def _kernels() -> str:
     except ImportError:
         return "no compiled kernels in this version"
     try:
-        backend = kernels.backend() if hasattr(kernels, "backend") else kernels.available()
+        backend = kernels.backend()
     except Exception as exc:  # a library in flux must not stop the table
         return f"compiled kernels: unknown ({exc})"
     if not backend:

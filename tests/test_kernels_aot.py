@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -246,7 +247,7 @@ def test_a_run_on_the_built_module_never_imports_numba(tmp_path):
         [sys.executable, "-c", script, str(tmp_path / "run")],
         capture_output=True,
         text=True,
-        env={**__import__("os").environ, kernels.KERNELS_ENV: "aot"},
+        env={**os.environ, kernels.KERNELS_ENV: "aot"},
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["aot", "False"]
@@ -272,7 +273,7 @@ def test_a_failed_build_names_the_exception_and_keeps_the_module_it_had(tmp_path
         [sys.executable, "-m", "impactbandits.kernels.build", "--force"],
         capture_output=True,
         text=True,
-        env={**__import__("os").environ, "CC": "/bin/false"},
+        env={**os.environ, "CC": "/bin/false"},
     )
     assert done.returncode == 1
     assert "the ahead-of-time build failed (RuntimeError: " in done.stderr

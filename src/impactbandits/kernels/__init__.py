@@ -65,7 +65,6 @@ __all__ = [
     "backend",
     "entry",
     "planned",
-    "requested",
     "simulate_compiled",
 ]
 
@@ -84,12 +83,6 @@ def _choice() -> str:
     if value not in _CHOICES:
         raise SpecError(KERNELS_ENV, f"{value!r} is not one of 0, jit, aot, auto (or 1)")
     return _CHOICES[value]
-
-
-def requested() -> bool:
-    """The compiled loops would be used: the ahead-of-time module is usable, or numba is
-    installed (found, not imported), and ``IMPACTBANDITS_KERNELS`` allows it."""
-    return planned() is not None
 
 
 def planned() -> str | None:
@@ -130,7 +123,7 @@ def _backend(choice: str) -> str | None:
             return "aot"
         if choice == "aot":
             raise SpecError(KERNELS_ENV, "aot asked for, but the built module fails to load")
-        plan = "jit" if find_spec("numba") is not None else None
+        plan = _plan("jit")
     if plan == "jit":
         try:
             import numba  # noqa: F401
@@ -150,12 +143,17 @@ def entry(name: str) -> Callable[..., Any]:
     of :func:`backend`: the ahead-of-time module's, each call checked against the types it was
     compiled for (``TypeError`` otherwise), or numba's JIT dispatcher. Only when
     :func:`available`."""
-    from impactbandits.kernels.signatures import ENTRIES
+    return _entry(backend(), name)
+
+
+@functools.cache
+def _entry(source: str | None, name: str) -> Callable[..., Any]:
+    """:func:`entry` from ``source``, resolved once per process (FEWA asks every round)."""
+    from impactbandits.kernels.signatures import ENTRIES, check
 
     spec = ENTRIES[name]
-    if backend() == "aot":
+    if source == "aot":
         from impactbandits.kernels import aot
-        from impactbandits.kernels.signatures import check
 
         compiled = getattr(aot.load(), name)
 

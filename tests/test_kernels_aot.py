@@ -77,6 +77,7 @@ def _run_args(**changes):
         out_expected=np.empty((replications, 1)),
         out_pulls=np.empty((replications, 1, arms)),
         out_switches=np.empty((replications, 1), dtype=np.int64),
+        stop=np.zeros(1, dtype=np.int64),
     )
     args.update(changes)
     return tuple(args.values())
@@ -108,7 +109,7 @@ def test_check_passes_arguments_of_the_compiled_types():
 def test_check_refuses_anything_else_naming_the_argument(change, message):
     with pytest.raises(TypeError, match=rf"^run\(\): argument {message}"):
         check("run", _run_args(**change))
-    with pytest.raises(TypeError, match="takes 14 arguments, 13 given"):
+    with pytest.raises(TypeError, match="takes 15 arguments, 14 given"):
         check("run", _run_args()[:-1])
 
 
@@ -117,7 +118,7 @@ def test_the_built_module_refuses_a_wrong_dtype_instead_of_reading_garbage(monke
     monkeypatch.setenv(kernels.KERNELS_ENV, "aot")
     run = kernels.entry("run")
     good = _run_args()
-    run(*good)
+    assert run(*good) == 0  # DONE
     assert good[10][0, 0] == 5.0  # ten pulls of arms worth 0.5, noise off
     with pytest.raises(TypeError, match="'values'"):
         run(*_run_args(values=np.full((1, 3, 1), 0.5, dtype=np.float32)))

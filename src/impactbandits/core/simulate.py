@@ -68,7 +68,10 @@ def simulate(
 
     With ``compiled`` (the default), pairs that have a compiled loop
     (:mod:`impactbandits.kernels`: needs numba) run there, with identical numbers;
-    ``compiled=False`` always runs the readable loop below.
+    ``compiled=False`` always runs the readable loop below. Either way Ctrl-C
+    (``KeyboardInterrupt``) and the runner's SIGTERM handler act at once: the readable loop
+    runs Python code every round, and a long compiled run is waited for where signal handlers
+    run, then stopped (:func:`impactbandits.kernels.call`).
     """
     checkpoints = np.asarray(checkpoints, dtype=np.int64)
     if checkpoints.size == 0 or checkpoints[-1] > rounds or checkpoints[0] < 1:

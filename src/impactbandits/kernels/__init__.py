@@ -43,26 +43,38 @@ functions it calls from other modules. After editing a kernel module, delete the
 caller may keep running the old code. (An installed release is unaffected: installing rewrites
 every file.) The ahead-of-time module goes stale with any edit of its sources and is then not
 used until it is rebuilt (``make kernels``; ``make test`` rebuilds it).
+
+Ctrl-C and SIGTERM: while a compiled loop runs, its thread executes no Python bytecode, so
+Python's signal handlers cannot run in it. :func:`call` therefore runs a long loop in a helper
+thread while the main thread waits where handlers run; what they raise (``KeyboardInterrupt``,
+the runner's :class:`~impactbandits.experiments.processes.TerminateRequest`) sets the flag the
+loop polls (:mod:`impactbandits.kernels.stop`), the loop returns within milliseconds, the thread
+is joined and the exception goes on as if the loop had been Python code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
-import os
 import sys
+import threading
 from collections.abc import Callable
 from importlib.util import find_spec
 from typing import Any, cast
 
 import numpy as np
 
+from impactbandits import settings
 from impactbandits.errors import SpecError
 
 __all__ = [
     "KERNELS_ENV",
+    "THREAD_NAME",
+    "THREAD_WORK",
     "available",
     "backend",
+    "call",
     "entry",
     "planned",
     "simulate_compiled",
@@ -72,17 +84,12 @@ __all__ = [
 #: ``0``: the compiled loops off; ``jit``: numba's JIT only; ``aot``: the ahead-of-time module
 #: only (a :class:`~impactbandits.errors.SpecError` if it cannot be used); ``auto`` or ``1`` (or
 #: unset): the ahead-of-time module if it is usable, else the JIT.
-KERNELS_ENV = "IMPACTBANDITS_KERNELS"
-
-
-_CHOICES = {"0": "0", "jit": "jit", "aot": "aot", "1": "auto", "auto": "auto", "": "auto"}
+KERNELS_ENV = settings.KERNELS
 
 
 def _choice() -> str:
-    value = os.environ.get(KERNELS_ENV, "auto").strip().lower()
-    if value not in _CHOICES:
-        raise SpecError(KERNELS_ENV, f"{value!r} is not one of 0, jit, aot, auto (or 1)")
-    return _CHOICES[value]
+    """:func:`impactbandits.settings.kernels` (parsed like every environment variable)."""
+    return settings.kernels()
 
 
 def planned() -> str | None:
@@ -163,6 +170,88 @@ def _entry(source: str | None, name: str) -> Callable[..., Any]:
         return checked
     module = importlib.import_module(f"impactbandits.kernels.{spec.module}")
     return cast("Callable[..., Any]", getattr(module, spec.function))
+
+
+#: A compiled run of at least this much work, rounds × replications × arms, runs in a helper
+#: thread so that Ctrl-C and SIGTERM act at once (:func:`call`; the thread costs ~0.1 ms, up to
+#: a few ms on a busy machine). Smaller runs, most cells of a large sweep, run directly. A round
+#: costs from ~4 ns per arm (a thousand Bernoulli arms) to ~0.3 µs (Beta noise on three arms),
+#: so a direct run lasts at most about half a second and a threaded one at least ~10 ms.
+THREAD_WORK = 2**21
+#: The helper thread's name (:func:`call`).
+THREAD_NAME = "impactbandits-kernel"
+#: Seconds the main thread waits at a time for the helper thread: a signal that the helper
+#: thread happens to receive (the kernel picks a thread) is handled after at most this long.
+_WAIT = 0.05
+
+
+def call(name: str, *args: Any, work: int) -> None:
+    """Run the long-running compiled entry point ``name`` (``run``, ``run_srum``) on ``args``
+    with a ``stop`` flag (:mod:`impactbandits.kernels.stop`), so that what a signal handler
+    raises (Ctrl-C's ``KeyboardInterrupt``, SIGTERM's
+    :class:`~impactbandits.experiments.processes.TerminateRequest` in the runner) stops it.
+
+    In the main thread, with ``work`` (rounds × replications × arms) of at least
+    :data:`THREAD_WORK`, the loop runs in a helper thread (the compiled loops release the GIL)
+    while this thread waits, running signal handlers; on any exception it sets the flag, waits
+    the milliseconds the loop takes to return, and re-raises: no thread is left computing.
+    Elsewhere (short runs; other threads, where Python runs no signal handler) the loop runs
+    directly."""
+    from impactbandits.kernels.kinds import DONE, STOPPED
+
+    function = entry(name)
+    stop = np.zeros(1, dtype=np.int64)
+    if work < THREAD_WORK or threading.current_thread() is not threading.main_thread():
+        status = function(*args, stop)
+    else:
+        # a first call told to stop returns before its first round: numba's JIT compiles (or
+        # loads from its cache) here, where Ctrl-C acts at once, not in the helper thread
+        if function(*args, np.ones(1, dtype=np.int64)) != STOPPED:
+            raise RuntimeError(f"the compiled loop {name} ran although told to stop")
+        status = _in_helper_thread(function, (*args, stop), stop)
+    if status != DONE:  # only this function sets the flag, and it has raised then
+        raise RuntimeError(f"the compiled loop {name} stopped unasked (status {status})")
+
+
+def _in_helper_thread(function: Callable[..., Any], args: tuple[Any, ...], stop: np.ndarray) -> Any:
+    """``function(*args)`` in a helper thread, waited for in this one (:func:`call`).
+
+    The thread begins only when told to (``go``), from inside the ``try``: an exception raised
+    while it starts (``start`` waits for the new thread) can then never leave it computing."""
+    outcome: list[Any] = []
+    go = threading.Event()
+    done = threading.Event()
+
+    def target() -> None:
+        go.wait()
+        try:
+            if not stop[0]:
+                outcome.append(function(*args))
+        except BaseException as error:  # handed to the waiting thread
+            outcome.append(error)
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=target, name=THREAD_NAME, daemon=True)
+    try:
+        thread.start()
+        go.set()
+        while not done.wait(_WAIT):  # signal handlers run in here
+            pass
+        thread.join()
+    except BaseException:
+        stop[0] = 1  # the loop returns at its next look at the flag (milliseconds)
+        if not go.is_set():  # the thread (if it started) returns without computing
+            go.set()
+            raise
+        while thread.is_alive():
+            with contextlib.suppress(BaseException):  # a second Ctrl-C asks the same
+                if done.wait(_WAIT):
+                    thread.join()
+        raise
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
 
 
 def _policy_kernel(policy: Any) -> tuple[int, np.ndarray] | None:
@@ -292,7 +381,8 @@ def simulate_compiled(
     out_expected = np.empty((replications, n_cp))
     out_pulls = np.empty((replications, n_cp, n))
     out_switches = np.empty((replications, n_cp), dtype=np.int64)
-    entry("run")(
+    call(
+        "run",
         kind,
         params,
         np.ascontiguousarray(model.values, dtype=np.float64),
@@ -307,5 +397,6 @@ def simulate_compiled(
         out_expected,
         out_pulls,
         out_switches,
+        work=rounds * replications * n,
     )
     return out_reward, out_expected, out_pulls, out_switches

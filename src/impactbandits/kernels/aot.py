@@ -50,6 +50,7 @@ SOURCES = (
     "kernels/noise.py",
     "kernels/spo.py",
     "kernels/srum.py",
+    "kernels/stop.py",
     "kernels/ucb_groups.py",
     "kernels/signatures.py",
     "kernels/aot_shim.c",

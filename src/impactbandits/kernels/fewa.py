@@ -10,7 +10,7 @@ from numba import njit
 __all__ = ["fewa_choices"]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fewa_choices(
     averages: np.ndarray, counts: np.ndarray, windows: np.ndarray, widths: np.ndarray
 ) -> np.ndarray:

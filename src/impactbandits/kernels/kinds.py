@@ -1,6 +1,6 @@
 """Numbers of the compiled policies, noise models and SRUM's fairness functions and reward models
-(:mod:`impactbandits.kernels.loops`, :mod:`impactbandits.kernels.srum`), importable without
-numba."""
+(:mod:`impactbandits.kernels.loops`, :mod:`impactbandits.kernels.srum`), and what the loops
+return; importable without numba."""
 
 GREEDY = 0
 UCB1 = 1
@@ -24,3 +24,7 @@ BETA_MEAN = 4
 # (the ``kind`` argument of ``run_srum``) and reward models of the reward-opportunity bandit
 CONSTANT, MONOTONE, SOFTMAX = 0, 1, 2
 BERNOULLI_REWARDS, BETA_REWARDS = 0, 1
+
+# what the long-running loops return: every round played, or stopped early at the request of the
+# ``stop`` flag (:mod:`impactbandits.kernels.stop`; their outputs are then unfinished)
+DONE, STOPPED = 0, 1

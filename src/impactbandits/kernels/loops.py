@@ -20,6 +20,7 @@ from numba import njit
 
 from impactbandits.kernels.checkpoints import record
 from impactbandits.kernels.kinds import (
+    DONE,
     DUCB,
     EXP3,
     GREEDY,
@@ -29,11 +30,13 @@ from impactbandits.kernels.kinds import (
     PATIL,
     REXP3,
     SPO,
+    STOPPED,
     SWUCB,
     UCB1,
 )
 from impactbandits.kernels.noise import outcome
 from impactbandits.kernels.spo import bound_add, capped_linear_sum, linear_sum, optimistic_sum
+from impactbandits.kernels.stop import stopped
 from impactbandits.kernels.ucb_groups import UCB1_GROUP_ARMS, full_argmax, ucb1_replication
 
 
@@ -263,9 +266,13 @@ def run(
     out_expected: np.ndarray,
     out_pulls: np.ndarray,
     out_switches: np.ndarray,
-) -> None:
+    stop: np.ndarray,
+) -> int:
     """``rounds`` rounds of policy ``kind`` in every replication; writes the checkpoint
-    summaries of :class:`~impactbandits.core.simulate.Trajectory` into the ``out_*`` arrays.
+    summaries of :class:`~impactbandits.core.simulate.Trajectory` into the ``out_*`` arrays and
+    returns :data:`~impactbandits.kernels.kinds.DONE`, or :data:`~impactbandits.kernels.kinds.
+    STOPPED` early (the outputs unfinished) once ``stop[0]`` is set
+    (:mod:`~impactbandits.kernels.stop`).
 
     ``params``: UCB1 ``(c,)``; EXP3 ``(γ,)``; Rexp3 ``(γ, Δ)``; D-UCB ``(padding, ξ, discount)``;
     SW-UCB ``(B, ξ, τ)``; one-step-optimistic ``(ε̄,)``; SPO ``(ε̄ or the δ-interval half-width,
@@ -279,12 +286,15 @@ def run(
     n_cp = checkpoints.size
     window = int(params[2]) if kind == SWUCB else 1
     for r in range(replications):
+        if stopped(stop, 0):
+            return STOPPED
         if kind == UCB1 and k >= UCB1_GROUP_ARMS:
-            ucb1_replication(
+            if ucb1_replication(
                 params[0], values[r if per_replication else 0], per_pull, noise, sigma, key,
                 replications_ids[r], rounds, checkpoints, out_reward[r], out_expected[r],
-                out_pulls[r], out_switches[r],
-            )  # fmt: skip
+                out_pulls[r], out_switches[r], stop,
+            ):  # fmt: skip
+                return STOPPED
             continue
         counts = np.zeros(k)
         sums = np.zeros(k)
@@ -318,6 +328,8 @@ def run(
         previous = -1
         c = 0
         for t in range(1, rounds + 1):
+            if stopped(stop, t):
+                return STOPPED
             if kind == GREEDY:
                 a = _greedy(counts, sums)
             elif kind == UCB1:
@@ -421,3 +433,4 @@ def run(
                 record(out_reward[r], out_expected[r], out_pulls[r], out_switches[r], c, reward,
                        value, pulls, switches)  # fmt: skip
                 c += 1
+    return DONE

@@ -67,7 +67,14 @@ _ROUNDS_AND_SUMMARIES = (
     _i8("out_switches", 2, writes=True),
 )
 
-#: Every entry point the library calls (``impactbandits.kernels.entry``).
+#: What the long-running loops take last: the flag that asks them to stop (a one-element array
+#: another thread sets; :mod:`impactbandits.kernels.stop`), and what they return
+#: (:data:`~impactbandits.kernels.kinds.DONE` or :data:`~impactbandits.kernels.kinds.STOPPED`).
+_STOP = _i8("stop", 1)
+_STATUS = _i8("status")
+
+#: Every entry point the library calls (``impactbandits.kernels.entry``; the long-running ones,
+#: which take ``stop``, through ``impactbandits.kernels.call``).
 ENTRIES: dict[str, Entry] = {
     "run": Entry(
         "loops",
@@ -82,7 +89,9 @@ ENTRIES: dict[str, Entry] = {
             _u8("replications_ids", 1),
             _f8("uniforms", 2, "A"),
             *_ROUNDS_AND_SUMMARIES,
+            _STOP,
         ),
+        returns=_STATUS,
     ),
     "run_srum": Entry(
         "srum",
@@ -108,7 +117,9 @@ ENTRIES: dict[str, Entry] = {
             _i8("out_phases", 3, writes=True),
             _f8("out_arm_rewards", 3, writes=True),
             _i8("out_phase_switches", 2, writes=True),
+            _STOP,
         ),
+        returns=_STATUS,
     ),
     "fewa_choices": Entry(
         "fewa",

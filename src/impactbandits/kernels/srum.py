@@ -42,9 +42,12 @@ from impactbandits.kernels.checkpoints import record
 from impactbandits.kernels.kinds import (
     BERNOULLI_REWARDS,
     CONSTANT,
+    DONE,
     MONOTONE,
+    STOPPED,
 )
 from impactbandits.kernels.noise import beta_inverse, uniform53
+from impactbandits.kernels.stop import stopped
 from impactbandits.kernels.ucb_groups import full_argmax
 from impactbandits.opportunity.objective import FLOOR_TOLERANCE
 
@@ -289,9 +292,12 @@ def run_srum(
     out_phases: np.ndarray,
     out_arm_rewards: np.ndarray,
     out_phase_switches: np.ndarray,
-) -> None:
+    stop: np.ndarray,
+) -> int:
     """``rounds`` rounds of SRUM in every replication; writes the checkpoint summaries of
-    :class:`~impactbandits.core.simulate.Trajectory` into the ``out_*`` arrays.
+    :class:`~impactbandits.core.simulate.Trajectory` into the ``out_*`` arrays and returns
+    :data:`~impactbandits.kernels.kinds.DONE`, or :data:`~impactbandits.kernels.kinds.STOPPED`
+    early (the outputs unfinished) once ``stop[0]`` is set (:mod:`~impactbandits.kernels.stop`).
 
     ``means``: ``(R, K)`` arm means; ``rewards``: :data:`BERNOULLI_REWARDS` or
     :data:`BETA_REWARDS` (concentration κ); ``key``, ``replication_ids``: the common uniforms.
@@ -307,6 +313,8 @@ def run_srum(
     corner = np.empty(k)
     work = np.empty(k)
     for r in range(replications):
+        if stopped(stop, 0):
+            return STOPPED
         counts = np.zeros(k)
         sums = np.zeros(k)
         targets = initial_targets[r].copy()
@@ -326,6 +334,8 @@ def run_srum(
         previous_phase = -1
         c = 0
         for t in range(1, rounds + 1):
+            if stopped(stop, t):
+                return STOPPED
             if phase <= 1:
                 a = cycle
             elif phase == 2:
@@ -388,3 +398,4 @@ def run_srum(
                     out_phases[r, c, p] = phase_counts[p]
                 out_phase_switches[r, c] = phase_switches
                 c += 1
+    return DONE

@@ -65,7 +65,8 @@ def simulate_srum(
     from impactbandits import kernels
     from impactbandits.policies.opportunity import CONFIDENCE_SCALE
 
-    kernels.entry("run_srum")(
+    kernels.call(
+        "run_srum",
         np.ascontiguousarray(env.expected_rewards(), dtype=np.float64),
         BETA_REWARDS if env.distribution == "beta" else BERNOULLI_REWARDS,
         float(env.concentration),
@@ -85,5 +86,6 @@ def simulate_srum(
         rounds,
         np.ascontiguousarray(checkpoints, dtype=np.int64),
         *outputs,
+        work=rounds * replications * n,
     )
     return outputs

@@ -30,6 +30,7 @@ from numba import njit
 
 from impactbandits.kernels.checkpoints import record
 from impactbandits.kernels.noise import outcome
+from impactbandits.kernels.stop import stopped
 
 #: From this many arms on, UCB1 runs through :func:`ucb1_replication`. Below it the full scan is
 #: as fast or faster: fewer arms are pulled more often each, so nearly every arm has a count of
@@ -175,10 +176,13 @@ def ucb1_replication(
     out_expected: np.ndarray,
     out_pulls: np.ndarray,
     out_switches: np.ndarray,
-) -> None:
+    stop: np.ndarray,
+) -> bool:
     """One replication of UCB1 (paper variant) as ``loops.run`` plays it — ``values`` this
     replication's ``(K, M or 1)`` expected rewards, the ``out_*`` arrays its rows — with the
-    arms in buckets (module docstring). Round by round the same arm as :func:`full_argmax`."""
+    arms in buckets (module docstring). Round by round the same arm as :func:`full_argmax`.
+    Returns whether it stopped early at the request of ``stop`` (:mod:`~impactbandits.kernels.
+    stop`)."""
     k = values.shape[0]
     counts = np.zeros(k)
     sums = np.zeros(k)
@@ -207,6 +211,8 @@ def ucb1_replication(
     cp = 0
     n_cp = checkpoints.size
     for t in range(1, rounds + 1):
+        if stopped(stop, t):
+            return True
         # -- select
         while unpulled < k and counts[unpulled] > 0:
             unpulled += 1
@@ -308,3 +314,4 @@ def ucb1_replication(
             record(out_reward, out_expected, out_pulls, out_switches, cp, reward, value, pulls,
                    switches)  # fmt: skip
             cp += 1
+    return False

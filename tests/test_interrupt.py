@@ -1,0 +1,342 @@
+"""Ctrl-C and SIGTERM act at once inside a long compiled loop (:func:`impactbandits.kernels.call`).
+
+The compiled loops poll a stop flag (:mod:`impactbandits.kernels.stop`); a long run is called in
+a helper thread while the main thread waits where Python's signal handlers run. Checked here:
+a set flag stops every long-running entry point (an unset one changes no number: the
+comparisons of ``test_kernels.py`` and ``test_kernels_srum.py`` run with it), a direct
+``simulate`` call and ``impactbandits run --backend serial`` stop within seconds of SIGINT or
+SIGTERM with their usual outcome, and no helper thread is left computing. Every test runs on
+the module built ahead of time and on numba's JIT (``conftest.kernel_backend``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from impactbandits import kernels
+from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+from impactbandits.experiments.processes import TerminateRequest, sigterm_stops
+from impactbandits.kernels.kinds import DONE, STOPPED
+from impactbandits.kernels.signatures import ENTRIES
+from impactbandits.registry import build_environment, build_policy
+
+pytestmark = [
+    pytest.mark.skipif(not kernels.available(), reason="no compiled loops (numba not installed)"),
+    pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals"),
+    pytest.mark.usefixtures("kernel_backend"),
+]
+
+#: Generous bound on the seconds from a signal to the end of the interrupted call or process
+#: (it takes milliseconds; without the stop flag it took the rest of the cell: minutes).
+PROMPTLY = 10.0
+
+TWO_ARMS = ("bernoulli", {"means": [0.3, 0.7]})
+#: (environment, policy) of every long-running compiled path: loops.run, its UCB1 buckets
+#: (ucb_groups.ucb1_replication, from 64 arms) and SRUM (srum.run_srum).
+PAIRS = {
+    "run": (TWO_ARMS, ("ucb1", {})),
+    "run-ucb1-buckets": (("bernoulli", {"means": list(np.linspace(0.1, 0.9, 64))}), ("ucb1", {})),
+    "run-d-ucb": (("bernoulli", {"means": [0.2, 0.4, 0.6]}), ("d-ucb", {"discount": 0.99})),
+    "run_srum": (
+        ("opportunity", {"means": [0.2, 0.5, 0.7], "fairness": "linear", "transfer_cost": 0.4}),
+        ("srum", {}),
+    ),
+}
+
+
+def _simulate(pair: str, rounds: int, replications: int = 1):
+    env_spec, policy_spec = PAIRS[pair]
+    reps = list(range(replications))
+    return simulate(
+        build_environment(*env_spec),
+        build_policy(*policy_spec),
+        rounds,
+        rounds,
+        np.array([1, rounds]),
+        EnvironmentRandom(3, 4, reps),
+        BatchRNG.from_key(3, (5,), reps),
+        check_actions=False,
+    )
+
+
+def _arguments(
+    pair: str, rounds: int, monkeypatch: pytest.MonkeyPatch, replications: int = 1
+) -> tuple[str, tuple]:
+    """The entry point and the arguments (all but ``stop``) ``simulate`` passes it."""
+    seen: list[tuple[str, tuple]] = []
+    with monkeypatch.context() as patch:
+        patch.setattr(kernels, "call", lambda name, *args, work: seen.append((name, args)))
+        _simulate(pair, rounds, replications)
+    assert len(seen) == 1
+    return seen[0]
+
+
+def _outputs(name: str, args: tuple) -> list[np.ndarray]:
+    """The arrays entry ``name`` writes (its ``out_*`` arguments), filled with a sentinel."""
+    table = ENTRIES[name].args
+    outputs = [value for arg, value in zip(table, args, strict=False) if arg.writes]
+    assert len(outputs) >= 4
+    for array in outputs:
+        array.fill(-7)
+    return outputs
+
+
+def _helpers_alive() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == kernels.THREAD_NAME]
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_a_set_flag_stops_each_long_running_entry_point(pair, monkeypatch):
+    name, args = _arguments(pair, 100_000, monkeypatch)
+    assert name == ("run_srum" if pair == "run_srum" else "run")
+    outputs = _outputs(name, args)
+    assert kernels.entry(name)(*args, np.ones(1, dtype=np.int64)) == STOPPED
+    assert all((array == -7).all() for array in outputs)  # stopped before the first round
+    assert kernels.entry(name)(*args, np.zeros(1, dtype=np.int64)) == DONE
+    assert all((array != -7).all() for array in outputs)
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_a_flag_set_by_another_thread_stops_a_running_loop(pair, monkeypatch):
+    """The loop releases the GIL and looks at the flag while it runs (not only at its start):
+    a run of minutes returns within milliseconds of the flag being set."""
+    if pair == "run-ucb1-buckets":  # (its memory grows with the rounds: replications instead)
+        name, args = _arguments(pair, 5_000_000, monkeypatch, replications=4)
+    else:
+        name, args = _arguments(pair, 2_000_000_000, monkeypatch)
+    stop = np.zeros(1, dtype=np.int64)
+    status: list[int] = []
+    worker = threading.Thread(target=lambda: status.append(kernels.entry(name)(*args, stop)))
+    worker.start()
+    time.sleep(0.2)  # the main thread runs meanwhile: the GIL is released
+    assert worker.is_alive()
+    stop[0] = 1
+    asked = time.monotonic()
+    worker.join(PROMPTLY)
+    assert not worker.is_alive()
+    assert status == [STOPPED]
+    assert time.monotonic() - asked < PROMPTLY
+
+
+@pytest.mark.parametrize("pair", ["run", "run_srum"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_a_long_simulate_call_and_leaves_no_thread(pair, signum):
+    """``simulate`` in the main thread (a notebook, the serial backend): SIGINT raises
+    ``KeyboardInterrupt``, SIGTERM under the runner's handler ``TerminateRequest``, within
+    seconds in a run of hours; afterwards no helper thread exists and nothing computes."""
+    _simulate(pair, 1000)  # the JIT compiles (or loads) outside the timed call
+    expected = KeyboardInterrupt if signum == signal.SIGINT else TerminateRequest
+    sent: list[float] = []
+
+    def send() -> None:
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signum)
+
+    with contextlib.ExitStack() as stack:
+        if signum == signal.SIGTERM:
+            stack.enter_context(sigterm_stops())
+        timer = threading.Timer(0.5, send)
+        timer.start()
+        try:
+            with pytest.raises(expected):
+                _simulate(pair, 10**12)
+        finally:
+            timer.cancel()  # (if the call failed before it fired)
+            timer.join()
+    assert sent and time.monotonic() - sent[0] < PROMPTLY
+    assert not _helpers_alive()
+    cpu = time.process_time()
+    time.sleep(0.5)
+    assert time.process_time() - cpu < 0.25  # nothing left computing
+
+
+def test_short_runs_stay_in_the_calling_thread(monkeypatch):
+    """Below :data:`~impactbandits.kernels.THREAD_WORK` rounds × replications × arms (most cells
+    of a sweep) no thread is started; from it on one is, and it is gone when the call returns."""
+    started: list[threading.Thread] = []
+    thread_class = threading.Thread
+
+    class Recorded(thread_class):  # type: ignore[misc, valid-type]
+        def start(self) -> None:
+            started.append(self)
+            super().start()
+
+    monkeypatch.setattr(threading, "Thread", Recorded)
+    small = _simulate("run", 1000, replications=kernels.THREAD_WORK // 2000 - 1)  # two arms
+    assert started == []
+    large = _simulate("run", kernels.THREAD_WORK // 4, replications=2)
+    assert [t.name for t in started] == [kernels.THREAD_NAME]
+    assert not started[0].is_alive()
+    assert small.reward.shape[0] > 1 and np.isfinite(large.reward).all()
+
+
+def test_an_error_in_the_helper_thread_reaches_the_caller(monkeypatch):
+    """What the compiled call raises in the helper thread (e.g. the built module's argument
+    check) is raised in the calling thread, and the thread is gone."""
+
+    def refuses(*args: object) -> int:
+        raise TypeError("run(): argument 'values' must be ...")
+
+    monkeypatch.setattr(kernels, "entry", lambda name: refuses)
+    with pytest.raises(TypeError, match="argument 'values'"):
+        kernels.call("run", 1, 2, work=kernels.THREAD_WORK)
+    assert not _helpers_alive()
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_an_interruption_while_the_thread_starts_leaves_nothing_computing(monkeypatch, when):
+    """``Thread.start`` waits for the new thread, so Ctrl-C can land in it, before or after the
+    thread exists: either way the exception goes on and the compiled loop never runs."""
+    calls: list[tuple] = []
+
+    def loop(*args: object) -> int:
+        if args[-1][0]:  # the stop flag set: the first call, returning before any round
+            return STOPPED
+        calls.append(args)
+        return DONE
+
+    started: list[threading.Thread] = []
+
+    class Interrupted(threading.Thread):
+        def start(self) -> None:
+            started.append(self)
+            if when == "after":
+                super().start()
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(kernels, "entry", lambda name: loop)
+    monkeypatch.setattr(threading, "Thread", Interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        kernels.call("run", 1, 2, work=kernels.THREAD_WORK)
+    for thread in started:
+        if when == "after":
+            thread.join(PROMPTLY)
+        assert not thread.is_alive()
+    assert calls == []
+
+
+# -- the command line, serial backend ------------------------------------------------------------
+
+#: Two cells run one after the other (equal estimated cost: the cells' order): UCB1 on two arms
+#: (a fraction of a second) and D-UCB on 4,000 arms (a minute or more: every round visits every
+#: arm, ~10 µs).
+SPEC = f"""
+name = "interrupt"
+seeds = 1
+horizons = [5000000]
+checkpoints = 5
+
+[[environments]]
+kind = "bernoulli"
+label = "two"
+means = [0.3, 0.7]
+
+[[environments]]
+kind = "bernoulli"
+label = "many"
+means = {[round(0.1 + 0.8 * i / 3999, 6) for i in range(4000)]}
+
+[[policies]]
+kind = "ucb1"
+environments = ["two"]
+
+[[policies]]
+kind = "d-ucb"
+discount = 0.999
+environments = ["many"]
+"""
+
+
+def _default_sigint() -> None:
+    # a test run started in the background by a non-interactive shell inherits SIGINT ignored,
+    # and a Python child started so never raises KeyboardInterrupt: as a terminal would give it
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _lock_pid(run_dir: Path) -> str:
+    with contextlib.suppress(OSError):
+        return (run_dir / ".lock").read_text().strip()
+    return ""
+
+
+def _stored(run_dir: Path) -> int:
+    try:
+        with contextlib.closing(sqlite3.connect(run_dir / "results.sqlite", timeout=5)) as db:
+            return int(db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def _run_until_signal(
+    spec: Path, run_dir: Path, signum: int, stored: int
+) -> tuple[int, str, float]:
+    """``impactbandits run`` on the serial backend, sent ``signum`` once it holds the run
+    directory, ``stored`` results are in the store and the long cell has run half a second:
+    exit status, stderr, seconds to exit."""
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "impactbandits", "run", str(spec), "--backend", "serial",
+         "--no-report", "--no-progress", "--out", str(run_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while runner.poll() is None and (
+            _lock_pid(run_dir) != str(runner.pid) or _stored(run_dir) < stored
+        ):
+            assert time.monotonic() < deadline, "the run did not start, or its short cell end"
+            time.sleep(0.05)
+        time.sleep(0.5)  # the long cell is in its compiled loop
+        assert runner.poll() is None, runner.communicate()
+        runner.send_signal(signum)
+        sent = time.monotonic()
+        _, err = runner.communicate(timeout=60)
+        return runner.returncode, err, time.monotonic() - sent
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.communicate()
+
+
+@pytest.mark.parametrize(
+    ("signum", "status", "word"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+    ids=["SIGINT", "SIGTERM"],
+)
+def test_the_serial_backend_stops_within_seconds_inside_a_long_cell(tmp_path, signum, status, word):
+    """Exit status 130 or 143 and the one-line message within seconds of the signal (before the
+    stop flag: the rest of the cell, minutes), the finished cell kept, and the store
+    resumable: a second run finds it and computes only the long cell."""
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC)
+    run_dir = tmp_path / "run"
+    message = (
+        f"error: {word}: 1 of 2 results are stored in {run_dir}; "
+        "run the same command again to resume"
+    )
+    code, err, seconds = _run_until_signal(spec, run_dir, signum, stored=1)
+    assert code == status, err
+    assert seconds < PROMPTLY
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == message
+    assert _stored(run_dir) == 1
+    with contextlib.closing(sqlite3.connect(run_dir / "results.sqlite")) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    code, err, seconds = _run_until_signal(spec, run_dir, signum, stored=1)  # the resume
+    assert code == status, err
+    assert "2 cells x 1 seeds: 1 to run, 1 already stored" in err
+    assert err.strip().splitlines()[-1] == message
+    assert seconds < PROMPTLY

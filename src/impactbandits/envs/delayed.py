@@ -65,7 +65,7 @@ class DelayedPayoffBandit(Environment):
         decay: Probability = DEFAULT_DECAY,
         f: list[Probability] | None = None,
         switching_cost: NonNegativeFloat = 0.0,
-        arm_switching_cost: NonNegativeFloat | None = None,
+        arm_switching_cost: Annotated[float | None, Field(ge=0.0)] = None,
         reveal_order: bool = True,
     ) -> None:
         self.means = np.asarray(means, dtype=float)

@@ -131,7 +131,7 @@ class RisingBandit(RestedBandit):
         instance: Instance = "15-arms",
         length: PositiveInt = 50_000,
         seed: Annotated[int, Field(ge=0)] = 0,
-        scale: PositiveInt = RANDOM_SCALE,
+        scale: Annotated[int, Field(ge=2)] = RANDOM_SCALE,
         noise: NoiseKind = "beta-mean",
         sigma: NonNegativeFloat = 0.0,
     ) -> None:
@@ -155,7 +155,7 @@ class RestlessRisingBandit(RestlessBandit):
         instance: Instance = "15-arms",
         length: PositiveInt = 50_000,
         seed: Annotated[int, Field(ge=0)] = 0,
-        scale: PositiveInt = RANDOM_SCALE,
+        scale: Annotated[int, Field(ge=2)] = RANDOM_SCALE,
         noise: NoiseKind = "beta-mean",
         sigma: NonNegativeFloat = 0.0,
         variant: Variant = "paper",

@@ -16,7 +16,7 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.pull_model import PullModel
 from impactbandits.core.spaces import Discrete
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat, PositiveInt, Probability
+from impactbandits.params import NonNegativeFloat, Probability
 
 __all__ = ["BernoulliBandit", "GaussianBandit"]
 
@@ -93,7 +93,7 @@ class GaussianBandit(_StationaryArms):
     def __init__(
         self,
         means: Annotated[list[float], Field(min_length=1)] | None = None,
-        n_arms: PositiveInt | None = None,
+        n_arms: Annotated[int | None, Field(gt=0)] = None,
         sigma: NonNegativeFloat = 1.0,
     ) -> None:
         if (means is None) == (n_arms is None):

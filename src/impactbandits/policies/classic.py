@@ -8,9 +8,10 @@ them deterministic (randomised policies draw from their
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
+from pydantic import Field
 
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
@@ -18,7 +19,7 @@ from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.core.variants import Variant
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveFloat, PositiveInt, Probability
+from impactbandits.params import PositiveFloat, Probability
 from impactbandits.policies.statistics import ArmStatistics
 
 __all__ = ["EXP3", "UCB1", "EpsilonGreedy", "ExploreThenCommit", "Greedy", "RoundRobin"]
@@ -130,7 +131,7 @@ class EXP3(Policy):
 
     def __init__(
         self,
-        gamma: Probability | None = None,
+        gamma: Annotated[float | None, Field(gt=0.0, le=1.0)] = None,
         variant: Variant = "paper",
         first_pull_credit: list[float] | None = None,
     ) -> None:
@@ -217,8 +218,8 @@ class EpsilonGreedy(_Counting):
     def __init__(
         self,
         epsilon: Probability = EPSILON_DEFAULT,
-        c: PositiveFloat | None = None,
-        d: PositiveFloat = 0.1,
+        c: Annotated[float | None, Field(gt=0.0)] = None,
+        d: Annotated[float, Field(gt=0.0, le=1.0)] = 0.1,
     ) -> None:
         self.epsilon = float(epsilon)
         self.c = c
@@ -248,7 +249,7 @@ class ExploreThenCommit(_Counting):
 
     deterministic = True
 
-    def __init__(self, m: PositiveInt | None = None) -> None:
+    def __init__(self, m: Annotated[int | None, Field(gt=0)] = None) -> None:
         self.m = m
 
     @property

@@ -23,20 +23,23 @@ environment's switching cost.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import Field
 
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import SimplePolicy
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveFloat, PositiveInt, Probability
+from impactbandits.params import PositiveFloat, PositiveInt
 
 __all__ = ["BanditRanker", "PiLow", "PiUCB", "RankerThenLow", "stage_count"]
 
 #: δ used in the paper's experiments (§8).
 DEFAULT_DELTA = 0.1
+#: A confidence δ ∈ (0, 1) (Algorithms 1 and 2).
+OpenProbability = Annotated[float, Field(gt=0.0, lt=1.0)]
 
 
 def _known_order(space: ActionSpace, name: str) -> list[int]:
@@ -50,9 +53,9 @@ def _known_order(space: ActionSpace, name: str) -> list[int]:
     return [int(i) for i in order]
 
 
-def _check_delta(delta: float) -> None:
+def _check_delta(delta: float, name: str = "delta") -> None:
     if not 0 < delta < 1:
-        raise SpecError("delta", f"must be in (0, 1), got {delta}")
+        raise SpecError(name, f"must be in (0, 1), got {delta}")
 
 
 def stage_count(horizon: int, k: int) -> int:
@@ -135,7 +138,7 @@ class PiLow(SimplePolicy):
     requires_horizon = True
 
     def __init__(
-        self, delta: Probability = DEFAULT_DELTA, width_scale: PositiveFloat = 1.0
+        self, delta: OpenProbability = DEFAULT_DELTA, width_scale: PositiveFloat = 1.0
     ) -> None:
         _check_delta(delta)
         self.delta, self.width_scale = float(delta), float(width_scale)
@@ -306,12 +309,12 @@ class RankerThenLow(SimplePolicy):
     def __init__(
         self,
         d0: PositiveInt = 7,
-        ranker_delta: Probability = DEFAULT_DELTA,
-        delta: Probability = DEFAULT_DELTA,
+        ranker_delta: OpenProbability = DEFAULT_DELTA,
+        delta: OpenProbability = DEFAULT_DELTA,
         width_scale: PositiveFloat = 1.0,
     ) -> None:
         _check_delta(delta)
-        _check_delta(ranker_delta)
+        _check_delta(ranker_delta, "ranker_delta")
         self.d0, self.ranker_delta = int(d0), float(ranker_delta)
         self.delta, self.width_scale = float(delta), float(width_scale)
 

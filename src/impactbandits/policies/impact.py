@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import Field
 
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy, SimplePolicy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace, Discrete
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveInt
 
 __all__ = [
     "ActionDependentUCB",
@@ -98,7 +98,7 @@ class _GridLearner(SimplePolicy):
 
     action_kinds = ("simplex",)
 
-    def __init__(self, resolution: PositiveInt | None = None) -> None:
+    def __init__(self, resolution: Annotated[int | None, Field(gt=0)] = None) -> None:
         self.resolution = resolution
 
     @property
@@ -204,7 +204,10 @@ class HistoryDependentUCB(_GridLearner):
     deterministic = True
 
     def __init__(
-        self, resolution: PositiveInt | None = None, eta: float = 0.5, gamma: float | None = None
+        self,
+        resolution: Annotated[int | None, Field(gt=0)] = None,
+        eta: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.5,
+        gamma: Annotated[float | None, Field(ge=0.0, lt=1.0)] = None,
     ) -> None:
         super().__init__(resolution)
         if not 0 < eta < 1:

@@ -27,8 +27,10 @@ regret).
 from __future__ import annotations
 
 import math
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
 
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
@@ -36,7 +38,7 @@ from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.core.variants import Variant, refresh_stale
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveFloat, PositiveInt
+from impactbandits.params import PositiveFloat
 from impactbandits.policies.classic import EXP3
 
 __all__ = ["UCB", "DiscountedUCB", "RExp3", "SlidingWindowUCB"]
@@ -70,7 +72,7 @@ class DiscountedUCB(Policy):
 
     def __init__(
         self,
-        discount: PositiveFloat | None = None,
+        discount: Annotated[float | None, Field(gt=0.0, le=1.0)] = None,
         xi: PositiveFloat = XI_DEFAULT,
         b: PositiveFloat = B_DEFAULT,
         variant: Variant = "paper",
@@ -151,7 +153,7 @@ class SlidingWindowUCB(Policy):
 
     def __init__(
         self,
-        window: PositiveInt | None = None,
+        window: Annotated[int | None, Field(gt=0)] = None,
         xi: PositiveFloat = XI_DEFAULT,
         b: PositiveFloat = B_DEFAULT,
         variant: Variant = "paper",

@@ -12,9 +12,10 @@ decision-maker's own policy), never the means. All are batched over replications
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
+from pydantic import Field
 
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
@@ -23,7 +24,6 @@ from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
 from impactbandits.opportunity.fairness import SoftmaxFairness
 from impactbandits.opportunity.objective import requirements
-from impactbandits.params import PositiveInt
 
 __all__ = ["ConstantFairnessElimination", "FairnessAwareETC", "SelfRegulatedUtilityMaximization"]
 
@@ -105,7 +105,7 @@ class FairnessAwareETC(Policy):
 
     deterministic = True
 
-    def __init__(self, exploration: PositiveInt | None = None) -> None:
+    def __init__(self, exploration: Annotated[int | None, Field(gt=0)] = None) -> None:
         self.exploration = exploration
 
     @property
@@ -189,8 +189,8 @@ class SelfRegulatedUtilityMaximization(Policy):
         self,
         black_box: str = "ucb1",
         black_box_params: dict[str, Any] | None = None,
-        alpha: float | None = None,
-        beta: float | None = None,
+        alpha: Annotated[float | None, Field(ge=0.0)] = None,
+        beta: Annotated[float | None, Field(ge=0.0)] = None,
         alpha_rule: Literal["paper", "authors-code"] = "paper",
         variant: Literal["paper", "authors-code"] = "paper",
     ) -> None:

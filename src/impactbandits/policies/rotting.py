@@ -36,7 +36,7 @@ from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveFloat, PositiveInt
+from impactbandits.params import PositiveFloat
 
 __all__ = ["FEWA", "SWA", "RawUCB"]
 
@@ -186,7 +186,7 @@ class SWA(Policy):
 
     def __init__(
         self,
-        window: PositiveInt | None = None,
+        window: Annotated[int | None, Field(gt=0)] = None,
         alpha: PositiveFloat = 0.2,
         sigma: PositiveFloat = 1.0,
         doubling: bool = False,

@@ -11,7 +11,9 @@
    2 arms and T = 10⁴ (target < 1 s).
 5. Patil et al.'s Algorithm 1 at k = 10, T = 10⁶ (target < 5 s) and competitive-ratio growth in k
    (``bench_patil.py``).
-6. Issue 13's engine table (``engine_table.py``): every row measured in this run against its
+6. The report of a 10⁶-result (1.06 GB) store against its export (``report_large.py``; target
+   ≤ 600 MB peak RSS).
+7. Issue 13's engine table (``engine_table.py``): every row measured in this run against its
    reference (K = 2, a plain-Python loop, the authors' code, one worker), CPU and wall seconds
    side by side; ``--skip-figures`` leaves out the full ``lindner-fig1`` run (≈ 450 CPU s).
 
@@ -99,6 +101,11 @@ def main() -> None:
     parser.add_argument(
         "--skip-figures", action="store_true", help="engine table without lindner-fig1 (rows 4-5)"
     )
+    parser.add_argument(
+        "--skip-report-large",
+        action="store_true",
+        help="without the report of a 10^6-result store (about 3 min to make it, once)",
+    )
     args = parser.parse_args()
     repetitions = args.repetitions or (3 if args.quick else REPETITIONS)
     repeat = args.repeat or (1 if args.quick else 3)
@@ -164,6 +171,13 @@ def main() -> None:
         ):
             print(f"\n== {script}", flush=True)
             subprocess.run([sys.executable, str(HERE / script)], check=True)
+
+    if not args.skip_report_large:
+        print("\n== report_large.py (issue 25: report of a 10^6-result store)", flush=True)
+        sizes = ["--seeds", "2000", "--keep", "/tmp/impactbandits-report-large-quick"]
+        subprocess.run(
+            [sys.executable, str(HERE / "report_large.py"), *sizes * args.quick], check=True
+        )
 
     if not args.skip_engine_table:
         print("\n== engine_table.py (issue 13)", flush=True)

@@ -1,4 +1,8 @@
-"""Plots from the tidy table. Every function draws on a given ``ax`` and never calls ``show()``."""
+"""Plots from the tidy table (``plot_*``) or from statistics over seeds (``draw_*``: the report
+draws those it reads from the store, :mod:`~impactbandits.experiments.aggregates`); the
+``plot_*`` functions take the statistics of the table's rows
+(:func:`~impactbandits.experiments.stats.table_stats`) and draw them the same way. Every
+function draws on a given ``ax`` and never calls ``show()``."""
 
 from __future__ import annotations
 
@@ -8,9 +12,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import EngFormatter, MaxNLocator
 
-from impactbandits.metrics import summarise
+from impactbandits.experiments.stats import Stats, table_stats
 
 __all__ = [
+    "draw_metric_vs_horizon",
+    "draw_metric_vs_time",
     "is_count",
     "outside_legend",
     "plot_metric_vs_horizon",
@@ -58,28 +64,44 @@ def outside_legend(ax: Any) -> Any:
     return ax
 
 
-def _band(ax: Any, summary: pd.DataFrame, x: str, label: str, floor: float | None) -> None:
-    xs = summary[x].to_numpy(dtype=float)
-    mean = summary["mean"].to_numpy(dtype=float)
-    ci = summary["ci"].to_numpy(dtype=float)
+def _band(
+    ax: Any, xs: np.ndarray, mean: np.ndarray, ci: np.ndarray, label: str, floor: float | None
+) -> None:
     low = mean - ci if floor is None else np.maximum(mean - ci, floor)
     (line,) = ax.plot(xs, mean, label=label, lw=1.5)
     ax.fill_between(xs, low, mean + ci, color=line.get_color(), alpha=0.2, lw=0)
 
 
-def _bands_by_policy(ax: Any, data: pd.DataFrame, x: str, metric: str, level: float) -> None:
-    """One mean line with a confidence band per policy, ``metric`` against ``x``; the band of
-    a count (:func:`is_count`) is clipped at 0."""
+def _bands_by_policy(ax: Any, stats: Stats, x: str, metric: str) -> None:
+    """One mean line with a confidence band per policy (in order of first appearance),
+    ``metric`` against the key ``x`` of ``stats``; the band of a count (:func:`is_count`) is
+    clipped at 0."""
     floor = 0.0 if is_count(metric) else None
-    for policy, group in data.groupby("policy", sort=False, observed=True):
-        summary = summarise(group, metric, by=(x,), level=level).sort_values(x)
-        _band(ax, summary, x, str(policy), floor)
+    policies = stats.keys["policy"]
+    xs = stats.keys[x].to_numpy(dtype=float)
+    mean = stats.mean[metric].to_numpy(dtype=float)
+    ci = stats.ci[metric].to_numpy(dtype=float)
+    for policy in dict.fromkeys(policies.tolist()):
+        rows = np.flatnonzero((policies == policy).to_numpy(dtype=bool))
+        rows = rows[np.argsort(xs[rows], kind="stable")]
+        _band(ax, xs[rows], mean[rows], ci[rows], str(policy), floor)
 
 
 def _select(table: pd.DataFrame, environment: str | None) -> pd.DataFrame:
     if environment is None:
         return table
     return table[table["environment"] == environment]
+
+
+def _finish(ax: Any, xlabel: str, ylabel: str, log_x: bool) -> Any:
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if log_x:
+        ax.set_xscale("log")
+    readable_ticks(ax, "x")
+    ax.grid(alpha=0.3)
+    outside_legend(ax)
+    return ax
 
 
 def plot_metric_vs_horizon(
@@ -92,15 +114,23 @@ def plot_metric_vs_horizon(
 ) -> Any:
     """Mean of ``metric`` against the horizon T, one line per policy, with a CI band."""
     data = _select(table, environment)
-    _bands_by_policy(ax, data[data["time"] == data["horizon"]], "horizon", metric, level)
-    ax.set_xlabel("horizon T")
-    ax.set_ylabel(_LABELS.get(metric, metric))
-    if log_x:
-        ax.set_xscale("log")
-    readable_ticks(ax, "x")
-    ax.grid(alpha=0.3)
-    outside_legend(ax)
-    return ax
+    rows = data[data["time"] == data["horizon"]]
+    stats = table_stats(rows, ("policy", "horizon"), [metric], level)
+    return draw_metric_vs_horizon(stats, ax, metric, log_x=log_x)
+
+
+def draw_metric_vs_horizon(
+    stats: Stats,
+    ax: Any,
+    metric: str = "per_step_regret",
+    environment: str | None = None,
+    log_x: bool = False,
+) -> Any:
+    """:func:`plot_metric_vs_horizon` from statistics over seeds
+    (:class:`~impactbandits.experiments.stats.Stats` grouped by policy and horizon, and
+    environment if ``environment`` selects one), e.g. those the report reads from the store."""
+    _bands_by_policy(ax, stats.where(environment=environment), "horizon", metric)
+    return _finish(ax, "horizon T", _LABELS.get(metric, metric), log_x)
 
 
 def plot_metric_vs_time(
@@ -120,15 +150,27 @@ def plot_metric_vs_time(
     longest = data[
         data["run_horizon"] == data.groupby("policy", observed=True)["run_horizon"].transform("max")
     ]
-    _bands_by_policy(ax, longest, "time", metric, level)
-    ax.set_xlabel("round t")
-    ax.set_ylabel(_LABELS.get(metric, metric))
-    if log_x:
-        ax.set_xscale("log")
-    readable_ticks(ax, "x")
-    ax.grid(alpha=0.3)
-    outside_legend(ax)
-    return ax
+    stats = table_stats(longest, ("policy", "time"), [metric], level)
+    return draw_metric_vs_time(stats, ax, metric, log_x=log_x)
+
+
+def draw_metric_vs_time(
+    stats: Stats,
+    ax: Any,
+    metric: str = "regret",
+    environment: str | None = None,
+    log_x: bool = False,
+) -> Any:
+    """:func:`plot_metric_vs_time` from statistics over seeds
+    (:class:`~impactbandits.experiments.stats.Stats` grouped by policy and time, and
+    environment if ``environment`` selects one; with ``run_horizon`` among the keys, the
+    longest run of every policy)."""
+    stats = stats.where(environment=environment)
+    if "run_horizon" in stats.keys:
+        runs = stats.keys.groupby("policy", observed=True)["run_horizon"].transform("max")
+        stats = stats.take((stats.keys["run_horizon"] == runs).to_numpy())
+    _bands_by_policy(ax, stats, "time", metric)
+    return _finish(ax, "round t", _LABELS.get(metric, metric), log_x)
 
 
 def plot_pulls_vs_horizon(
@@ -141,12 +183,9 @@ def plot_pulls_vs_horizon(
     """Mean pulls of ``arm`` against T per policy; ``optimal`` (columns horizon, pulls) is drawn
     dashed for comparison (e.g. the optimal allocation of a rested bandit)."""
     data = _select(table, environment)
-    _bands_by_policy(ax, data[data["time"] == data["horizon"]], "horizon", f"pulls_{arm}", 0.95)
+    rows = data[data["time"] == data["horizon"]]
+    metric = f"pulls_{arm}"
+    _bands_by_policy(ax, table_stats(rows, ("policy", "horizon"), [metric]), "horizon", metric)
     if optimal is not None:
         ax.plot(optimal["horizon"], optimal["pulls"], "k--", lw=1, label="optimal")
-    ax.set_xlabel("horizon T")
-    ax.set_ylabel(f"pulls of arm {arm}")
-    readable_ticks(ax, "x")
-    ax.grid(alpha=0.3)
-    outside_legend(ax)
-    return ax
+    return _finish(ax, "horizon T", f"pulls of arm {arm}", False)

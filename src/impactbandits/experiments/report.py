@@ -10,6 +10,12 @@ environment, ``RUN_DIR/figures/<stem>.png`` with
 :func:`~impactbandits.experiments.filenames.figure_stem` (unique and stable per label): regret
 against the round of the longest run and per-step regret against the horizon. Bands are 95%
 Student-t intervals of the mean over seeds, clipped at 0 for counts (pulls, switches).
+
+The summary and the figures show statistics over seeds only, so the report never builds the
+tidy table: :func:`~impactbandits.experiments.aggregates.read_aggregates` streams the store once
+and keeps one cell's values at a time (a store of 10⁶ results: 0.4 GB peak instead of 1.8 GB,
+``benchmarks/report_large.py``); the numbers are those of the tidy table's route
+(:func:`~impactbandits.experiments.summary.summary_table`, the ``plot_*`` functions).
 """
 
 from __future__ import annotations
@@ -17,7 +23,6 @@ from __future__ import annotations
 import html
 import json
 import multiprocessing
-import os
 import re
 import sys
 from collections.abc import Sequence
@@ -27,16 +32,18 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
+from impactbandits import settings
+from impactbandits.experiments.aggregates import Aggregates, read_aggregates
 from impactbandits.experiments.filenames import figure_stems
-from impactbandits.experiments.plots import plot_metric_vs_horizon, plot_metric_vs_time
+from impactbandits.experiments.plots import draw_metric_vs_horizon, draw_metric_vs_time
 from impactbandits.experiments.provenance import Session, sessions_from_meta
-from impactbandits.experiments.spec import ExperimentSpec
+from impactbandits.experiments.spec import SpecRecord
+from impactbandits.experiments.stats import Stats
 from impactbandits.experiments.store import Store
-from impactbandits.experiments.summary import summary_table
+from impactbandits.experiments.summary import summary_from_stats, summary_table
 from impactbandits.experiments.tidy import (
     SeedCoverage,
     Seeds,
-    read_table,
     seed_limit,
     store_coverage,
     warn_coverage,
@@ -66,7 +73,7 @@ figure{margin:1em 0} figure img{max-width:100%;border:1px solid #eee}
 def longest_cells(store: Store, seeds: int | None) -> set[str]:
     """Per environment and policy, the cells of the longest run with results (seeds below
     ``seeds``): the rows :func:`~impactbandits.experiments.plots.plot_metric_vs_time` draws."""
-    stored = {cell for cell, seed in store.finished() if seeds is None or seed < seeds}
+    stored = store.samples(seeds=seeds)  # per cell, not per result: a few rows, not millions
     cells = [c for c in store.cells() if c["cell"] in stored]
     rounds: dict[tuple[str, str], int] = {}
     for c in cells:
@@ -98,52 +105,50 @@ PARALLEL_FIGURES = 6
 #: Measured on 40 environments (benchmarks/report_scale.py, 2 cores): 2 processes draw them
 #: 1.5x faster but the process tree peaks at 2.7x the memory (each worker loads matplotlib and
 #: pandas), so the pool is opt-in.
-WORKERS_ENV = "IMPACTBANDITS_REPORT_WORKERS"
+WORKERS_ENV = settings.REPORT_WORKERS
 
 
 def _figure_workers() -> int:
-    value = os.environ.get(WORKERS_ENV, "")
-    return int(value) if value.isdigit() and int(value) >= 1 else 1
+    """:data:`WORKERS_ENV` (a positive integer; unset: 1); anything else is a one-line error."""
+    return settings.report_workers()
 
 
-def _draw_environment(job: tuple[pd.DataFrame, pd.DataFrame, str, str, bool, Path]) -> Path:
-    """One standard figure: ``(rows, trajectory rows, time metric, horizon metric, log x,
-    path)``; the horizon panel only with several horizons (else it would be one point)."""
+def _draw_environment(job: tuple[Stats, Stats, str, str, bool, Path]) -> Path:
+    """One standard figure: ``(statistics by horizon, by round of the longest runs, time
+    metric, horizon metric, log x, path)``; the horizon panel only with several horizons (else
+    it would be one point)."""
     rows, trajectory, metric_t, metric_h, wide, path = job
-    single = rows["horizon"].nunique() < 2
+    single = rows.keys["horizon"].nunique() < 2
     fig = Figure(figsize=(6.5 if single else 12, 3.8), layout="constrained")
     axes = fig.subplots(1, 1 if single else 2, squeeze=False)[0]
-    plot_metric_vs_time(trajectory, axes[0], metric=metric_t)
+    draw_metric_vs_time(trajectory, axes[0], metric=metric_t)
     axes[0].set_title(f"{metric_t.replace('_', ' ')} against the round (longest run)")
     if not single:
-        plot_metric_vs_horizon(rows, axes[1], metric=metric_h, log_x=wide)
+        draw_metric_vs_horizon(rows, axes[1], metric=metric_h, log_x=wide)
         axes[1].set_title(f"{metric_h.replace('_', ' ')} against the horizon")
     fig.savefig(path, dpi=100)
     return path
 
 
 def _standard_figures(
-    run_dir: Path, table: pd.DataFrame, trajectories: pd.DataFrame
+    run_dir: Path, aggregates: Aggregates, workers: int
 ) -> list[tuple[str, Path]]:
     figures_dir = run_dir / "figures"
     figures_dir.mkdir(exist_ok=True)
-    has_regret = table["regret"].notna().any()
+    table, trajectories = aggregates.horizons, aggregates.trajectories
+    has_regret = bool((table.n["regret"] > 0).any())
     metric_h = "per_step_regret" if has_regret else "reward"
     metric_t = "regret" if has_regret else "reward"
-    environments = [str(env) for env in table["environment"].unique()]
+    environments = [str(env) for env in table.keys["environment"].unique()]
     stems = figure_stems(environments)
-    # one pass over each table instead of a filter per environment
-    by_env = {str(k): v for k, v in table.groupby("environment", sort=False, observed=True)}
-    by_env_t = {
-        str(k): v for k, v in trajectories.groupby("environment", sort=False, observed=True)
-    }
-    wide = bool(table["horizon"].max() >= 30 * table["horizon"].min())
+    horizons = table.keys["horizon"]
+    wide = bool(horizons.max() >= 30 * horizons.min())
     jobs = [
-        (by_env[env], by_env_t.get(env, trajectories.iloc[:0]), metric_t, metric_h, wide,
+        (table.where(environment=env).only([metric_h]),
+         trajectories.where(environment=env).only([metric_t]), metric_t, metric_h, wide,
          figures_dir / f"{stems[env]}.png")
         for env in environments
     ]  # fmt: skip
-    workers = _figure_workers()
     if len(jobs) > PARALLEL_FIGURES and workers > 1:
         # matplotlib draws ~0.3 s per figure
         method = "forkserver" if sys.platform.startswith("linux") else "spawn"
@@ -163,9 +168,7 @@ def _seconds(value: float) -> str:
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {seconds:02d} s"
 
 
-def _run_section(
-    spec: ExperimentSpec, coverage: SeedCoverage, sessions: list[Session]
-) -> list[str]:
+def _run_section(spec: SpecRecord, coverage: SeedCoverage, sessions: list[Session]) -> list[str]:
     esc = html.escape
     horizons = spec.horizons
     grid = f"{horizons[0]:,}" if len(horizons) == 1 else f"{horizons[0]:,} … {horizons[-1]:,}"
@@ -257,25 +260,29 @@ def write_report(
     states the seeds shown and stored, and the same facts are warned
     (:class:`~impactbandits.experiments.store.StoreWarning`) as by ``tidy_table``."""
     run_dir = Path(run_dir)
+    workers = _figure_workers()  # a bad value is refused before anything is read or drawn
     with Store.open_existing(run_dir) as store:
         store.check()
         spec = store.spec()
         sessions = sessions_from_meta(store.meta("sessions"))
         coverage = store_coverage(store, spec, seeds)
         warn_coverage(coverage)
-        table = read_table(store, spec, seeds=seeds)
-        trajectories = None
-        if not extra_figures:
-            # the time panels show the longest run of every policy: read only those
-            longest = longest_cells(store, seed_limit(spec, seeds))
-            trajectories = read_table(store, spec, trajectories=True, seeds=seeds, cells=longest)
+        # the statistics shown, not the table: the time panels show the longest run of every
+        # policy (none with a renderer's figures), read in the same pass
+        longest = set() if extra_figures else longest_cells(store, seed_limit(spec, seeds))
+        aggregates = read_aggregates(store, spec, seeds=seeds, trajectory_cells=longest)
     if extra_figures:
         images = [(figure_title(p), p) for p in extra_figures]
-    elif len(table):
-        images = _standard_figures(run_dir, table, trajectories)
+    elif len(aggregates):
+        images = _standard_figures(run_dir, aggregates, workers)
     else:
         images = []
-    summary = summary_table(table, spec.metrics) if len(table) else pd.DataFrame()
+    summary = pd.DataFrame()
+    if len(aggregates):
+        has_optimum = bool((aggregates.horizons.n["optimum"] > 0).any())
+        summary = summary_from_stats(
+            aggregates.horizons, aggregates.columns, spec.metrics, has_optimum
+        )
     largest = f"T = {max(spec.horizons):,}" if spec.horizons else "the largest horizon"
     # columns with one value throughout go to the heading: the table stays page-wide
     for column, word in (("T", None), ("seeds", "seeds")):

@@ -11,9 +11,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from impactbandits.metrics import confidence_halfwidth
+from impactbandits.experiments.stats import Stats, table_stats
 
-__all__ = ["SUMMARY_METRICS", "format_estimate", "pull_shares", "summary_table"]
+__all__ = [
+    "SUMMARY_METRICS",
+    "format_estimate",
+    "pull_shares",
+    "summary_from_stats",
+    "summary_table",
+]
 
 SUMMARY_METRICS = ("reward", "regret", "per_step_regret", "switches")
 #: Arms listed by name in the pulls column; the rest are summed as "others".
@@ -64,12 +70,11 @@ def pull_shares(shares: np.ndarray, listed: int = LISTED_ARMS) -> str:
     return " · ".join(parts)
 
 
-def _estimate(values: pd.Series, level: float = 0.95) -> str:
-    data = values.dropna().to_numpy(dtype=float)
-    if not data.size:
-        return ""
-    half = confidence_halfwidth(data, level) if data.size > 1 else None
-    return format_estimate(float(data.mean()), half)
+def _needed(columns: Sequence[str], metrics: Sequence[str]) -> list[str]:
+    """The columns whose statistics :func:`summary_from_stats` reads."""
+    wanted = {*metrics, "optimum", "regret"}
+    prefixes = tuple(p for m, p in (("pulls", "pulls_"), ("phases", "phase_")) if m in metrics)
+    return [c for c in columns if c in wanted or c.startswith(prefixes)]
 
 
 def summary_table(table: pd.DataFrame, metrics: Sequence[str] = SUMMARY_METRICS) -> pd.DataFrame:
@@ -77,33 +82,60 @@ def summary_table(table: pd.DataFrame, metrics: Sequence[str] = SUMMARY_METRICS)
     ``mean ± 95% t half-width`` strings, ``optimum`` (the oracle's value, when there is one)
     after ``reward``, ``pulls`` as :func:`pull_shares` and ``phases`` as one column per phase
     (mean share). Column names are :data:`TITLES`; the policy with the lowest mean regret of
-    each environment is listed first."""
-    arms = [c for c in table.columns if c.startswith("pulls_")]
-    phases = [c for c in table.columns if c.startswith("phase_") and c != "phase_switches"]
+    each environment is listed first.
+
+    The statistics of the tidy table's rows
+    (:func:`~impactbandits.experiments.stats.table_stats`) made into text by
+    :func:`summary_from_stats`, as the report does with those it reads from the store."""
+    columns = [str(c) for c in table.columns]
     last = table[
         table["horizon"] == table.groupby("environment", observed=True)["horizon"].transform("max")
     ]
-    wanted = [m for m in metrics if m in table.columns or m in ("pulls", "phases")]
-    if "reward" in wanted and "optimum" in table.columns and table["optimum"].notna().any():
+    stats = table_stats(last, ("environment", "policy", "horizon"), _needed(columns, metrics))
+    has_optimum = "optimum" in table.columns and bool(table["optimum"].notna().any())
+    return summary_from_stats(stats, columns, metrics, has_optimum)
+
+
+def summary_from_stats(
+    stats: Stats, columns: Sequence[str], metrics: Sequence[str], has_optimum: bool
+) -> pd.DataFrame:
+    """:func:`summary_table` from the statistics of its groups: ``stats`` by ``environment,
+    policy, horizon`` (any horizons: the largest of each environment is shown), ``columns``
+    those of the tidy table, ``has_optimum``: whether any of its rows has an optimum."""
+    arms = [c for c in columns if c.startswith("pulls_")]
+    phases = [c for c in columns if c.startswith("phase_") and c != "phase_switches"]
+    wanted = [m for m in metrics if m in columns or m in ("pulls", "phases")]
+    if "reward" in wanted and "optimum" in columns and has_optimum:
         wanted.insert(wanted.index("reward") + 1, "optimum")
+    keys = stats.keys
+    largest = keys.groupby("environment", observed=True)["horizon"].transform("max")
+    last = stats.take((keys["horizon"] == largest).to_numpy())
+    estimated = [c for c in (*wanted, *phases) if c in last.mean]
+    # Python floats, read once: round() of a NumPy float rounds differently (scaled)
+    means = {c: last.mean[c].to_numpy(dtype=float).tolist() for c in estimated}
+    halves = {c: last.ci[c].to_numpy(dtype=float).tolist() for c in estimated}
+    shares = last.mean[arms].to_numpy(dtype=float)
+    orders = last.mean["regret"].tolist() if "regret" in columns else [0.0] * len(last)
     rows = []
-    for (env, policy), group in last.groupby(["environment", "policy"], sort=False, observed=True):
+    for i, key in enumerate(last.keys.itertuples(index=False)):
         row: dict[str, object] = {
-            "environment": env,
-            "policy": policy,
-            "T": int(group["horizon"].iloc[0]),
-            "seeds": int(group["seed"].nunique()),
+            "environment": key.environment,
+            "policy": key.policy,
+            "T": int(key.horizon),
+            "seeds": int(key.seeds),
         }
         for metric in wanted:
             if metric == "pulls":
                 if arms:
-                    row[TITLES["pulls"]] = pull_shares(group[arms].mean().to_numpy())
+                    row[TITLES["pulls"]] = pull_shares(shares[i])
             elif metric == "phases":
                 for column in phases:
-                    row[column] = _estimate(group[column])
+                    row[column] = format_estimate(means[column][i], halves[column][i])
             else:
-                row[TITLES.get(metric, metric)] = _estimate(group[metric])
-        row["_order"] = float(group["regret"].mean()) if "regret" in group else 0.0
+                row[TITLES.get(metric, metric)] = format_estimate(
+                    means[metric][i], halves[metric][i]
+                )
+        row["_order"] = float(orders[i])
         rows.append(row)
     out = pd.DataFrame(rows)
     if out.empty:

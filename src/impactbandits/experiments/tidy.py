@@ -27,21 +27,24 @@ import warnings
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from impactbandits.errors import SpecError
-from impactbandits.experiments.columns import Columns, flat, groups, stack
-from impactbandits.experiments.spec import ExperimentSpec
+from impactbandits.experiments.columns import Columns, groups, stack
+from impactbandits.experiments.spec import SpecRecord
 from impactbandits.experiments.store import Store, StoreWarning
 from impactbandits.metrics import competitive_ratio, per_step, regret
 
 __all__ = [
     "BASE_COLUMNS",
+    "ORACLE_COLUMNS",
     "SeedCoverage",
     "Seeds",
+    "grid_checkpoints",
+    "measurements",
     "read_table",
     "seed_coverage",
     "seed_limit",
@@ -134,7 +137,7 @@ class SeedCoverage:
         return text
 
 
-def seed_limit(spec: ExperimentSpec, seeds: Seeds) -> int | None:
+def seed_limit(spec: SpecRecord, seeds: Seeds) -> int | None:
     """The seeds a table shows: those below the returned number (``None``: every seed)."""
     return spec.seeds if seeds is None else None if seeds == "all" else int(seeds)
 
@@ -146,7 +149,7 @@ def _check_seeds(seeds: Seeds) -> None:
         raise SpecError("seeds", f"must be a positive integer, 'all' or None, got {seeds!r}")
 
 
-def store_coverage(store: Store, spec: ExperimentSpec, seeds: Seeds) -> SeedCoverage:
+def store_coverage(store: Store, spec: SpecRecord, seeds: Seeds) -> SeedCoverage:
     """:func:`seed_coverage` of an open store."""
     _check_seeds(seeds)
     cells = [c["cell"] for c in store.cells()]
@@ -200,9 +203,64 @@ def tidy_table(
         return read_table(store, spec, trajectories, seeds)
 
 
+#: Columns measured against the oracle's optimum (empty without one), computed last.
+ORACLE_COLUMNS = ("regret", "realised_regret", "per_step_regret", "competitive_ratio")
+
+
+def grid_checkpoints(times: np.ndarray, grid: Collection[int]) -> np.ndarray:
+    """Indices of the checkpoints ``times`` of a result that the table shows without
+    trajectories: those at its cell's grid horizons."""
+    return np.flatnonzero(np.isin(times, list(grid)))
+
+
+def measurements(group: list[dict[str, Any]], keep: np.ndarray | None) -> dict[str, np.ndarray]:
+    """The table's measured columns of one group of results of a cell
+    (:func:`~impactbandits.experiments.columns.groups`): name → ``(results, checkpoints)``
+    array at the checkpoints ``keep`` (``None``: all). Names as in the table, extras prefixed
+    ``extra:``; a column the group does not have (``optimum``, ``phase_switches``, arms beyond
+    its own, phases, :data:`ORACLE_COLUMNS` without an optimum) is left out.
+
+    The one place the derived columns are computed: :func:`read_table` and
+    :func:`~impactbandits.experiments.aggregates.read_aggregates` both take them from here."""
+    first = group[0]
+    shown = first["times"] if keep is None else first["times"][keep]
+    out = {
+        "reward": stack([p["reward"] for p in group], keep),
+        "expected_reward": stack([p["expected"] for p in group], keep),
+        "switches": stack([p["switches"] for p in group], keep),
+    }
+    if first["optimum"] is not None:
+        out["optimum"] = stack([p["optimum"] for p in group], keep)
+    if first["phase_switches"] is not None:
+        out["phase_switches"] = stack([p["phase_switches"] for p in group], keep)
+    pulls = stack([p["pulls"] for p in group], keep)
+    for arm in range(pulls.shape[2]):
+        out[f"pulls_{arm}"] = pulls[:, :, arm]
+    extras = {name: stack([p["extras"][name] for p in group], keep) for name in first["extras"]}
+    out.update({f"extra:{name}": values for name, values in extras.items()})
+    if first["phases"] is not None:
+        names = first["phase_names"]
+        phases = stack([p["phases"] for p in group], keep)
+        for name in dict.fromkeys(names):
+            out[f"phase_{name}"] = np.asarray(phases[:, :, names.index(name)], dtype=float) / shown
+    if first["optimum"] is not None:
+        optimum = out["optimum"]
+        base = np.asarray(extras.get(first["regret_on"] or "", out["expected_reward"]), dtype=float)
+        realised = np.asarray(extras.get(first["realised_on"] or "", out["reward"]), dtype=float)
+        out["regret"] = regret(optimum, base)
+        out["realised_regret"] = regret(optimum, realised)
+        out["per_step_regret"] = per_step(out["regret"], shown)
+        out["competitive_ratio"] = competitive_ratio(optimum, base)
+    return out
+
+
+def _ravel(values: np.ndarray | None) -> np.ndarray | None:
+    return None if values is None else values.ravel()
+
+
 def read_table(
     store: Store,
-    spec: ExperimentSpec,
+    spec: SpecRecord,
     trajectories: bool = False,
     seeds: Seeds = None,
     cells: Collection[str] | None = None,
@@ -224,7 +282,7 @@ def read_table(
         cached = keeps.get(key)
         if cached is None or not np.array_equal(cached[0], times):
             grid = json.loads(info[key]["grid"])
-            cached = keeps[key] = (times, np.flatnonzero(np.isin(times, grid)))
+            cached = keeps[key] = (times, grid_checkpoints(times, grid))
         return cached[1]
 
     size = 0  # rows of the table: results × checkpoints shown of each
@@ -262,39 +320,23 @@ def read_table(
         out.put("run_horizon", cell["rounds"], np.int64)
         out.put("anytime", anytime, np.bool_)
         out.put("seed", np.repeat(np.asarray(seeds_read, dtype=np.int64), shown.size), np.int64)
-        reward, expected = flat(group, "reward", keep), flat(group, "expected", keep)
-        optimum = None if first["optimum"] is None else flat(group, "optimum", keep)
-        out.put("reward", reward)
-        out.put("expected_reward", expected)
-        out.put("optimum", optimum)
-        out.put("switches", flat(group, "switches", keep), np.int64)
-        has_switches = first["phase_switches"] is not None
-        out.put("phase_switches", flat(group, "phase_switches", keep) if has_switches else None)
-        pulls = stack([p["pulls"] for p in group], keep)
+        values = measurements(group, keep)
+        out.put("reward", values["reward"].ravel())
+        out.put("expected_reward", values["expected_reward"].ravel())
+        out.put("optimum", _ravel(values.get("optimum")))
+        out.put("switches", values["switches"].ravel(), np.int64)
+        out.put("phase_switches", _ravel(values.get("phase_switches")))
         for arm in range(n_max):
-            out.put(f"pulls_{arm}", pulls[:, :, arm].ravel() if arm < pulls.shape[2] else None)
-        extras = {
-            name: stack([p["extras"][name] for p in group], keep).ravel()
-            for name in first["extras"]
-        }
-        extra_names += [name for name in extras if name not in extra_names]
+            out.put(f"pulls_{arm}", _ravel(values.get(f"pulls_{arm}")))
+        extra_names += [name for name in first["extras"] if name not in extra_names]
         for name in extra_names:
-            out.put(f"extra:{name}", extras.get(name))
-        names = first["phase_names"]
-        phase_names += [name for name in names if name not in phase_names]
-        phases = None if first["phases"] is None else stack([p["phases"] for p in group], keep)
+            out.put(f"extra:{name}", _ravel(values.get(f"extra:{name}")))
+        phase_names += [name for name in first["phase_names"] if name not in phase_names]
         for name in phase_names:
-            share = None
-            if name in names and phases is not None:
-                share = (np.asarray(phases[:, :, names.index(name)], dtype=float) / shown).ravel()
-            out.put(f"phase_{name}", share)
-        if optimum is not None:
-            base = np.asarray(extras.get(first["regret_on"] or "", expected), dtype=float)
-            realised = np.asarray(extras.get(first["realised_on"] or "", reward), dtype=float)
-            out.put("regret", regret(optimum, base), computed=True)
-            out.put("realised_regret", regret(optimum, realised), computed=True)
-            out.put("per_step_regret", per_step(out.last("regret"), times), computed=True)
-            out.put("competitive_ratio", competitive_ratio(optimum, base), computed=True)
+            out.put(f"phase_{name}", _ravel(values.get(f"phase_{name}")))
+        if "regret" in values:
+            for name in ORACLE_COLUMNS:
+                out.put(name, values[name].ravel(), computed=True)
         out.finish()
     if not rows:
         columns = [*BASE_COLUMNS, *(f"pulls_{a}" for a in range(n_max))]

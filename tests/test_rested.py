@@ -234,5 +234,5 @@ def test_spo_variants_differ_but_both_pass_the_contract():
 def test_curve_import_paths_that_fail_name_the_arm():
     with pytest.raises(SpecError, match=r"^curves\[1\]: cannot import 'no_such_module:f'"):
         RestedBandit([[0.1, 0.2], "no_such_module:f"])
-    with pytest.raises(SpecError, match=r"^curves\[0\]: cannot import 'math:no_such_function'"):
-        RestedBandit(["math:no_such_function"])
+    with pytest.raises(SpecError, match=r"^curves\[0\]: cannot import 'numpy:no_such_function'"):
+        RestedBandit(["numpy:no_such_function"])

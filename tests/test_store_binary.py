@@ -286,7 +286,7 @@ def test_a_format_1_store_is_read_but_not_resumed(tmp_path):
     """A store made by the library before the Philox noise (format 1: tests/data/format1_store,
     see its make_fixture.py) opens for the table, and a run into it is refused in one line that
     names the cause."""
-    from impactbandits import run_experiment, tidy_table
+    from impactbandits import ExperimentSpec, run_experiment, tidy_table
     from impactbandits.errors import StoreError
     from impactbandits.experiments.store import Store
 
@@ -294,6 +294,6 @@ def test_a_format_1_store_is_read_but_not_resumed(tmp_path):
     shutil.copytree(OLD_STORE.parent / "format1_store", run_dir)
     assert len(tidy_table(run_dir)) > 0
     with Store.open_existing(run_dir) as store:
-        spec = store.spec()
+        spec = ExperimentSpec.create(**store.spec().to_dict())  # the stored spec, run on purpose
     with pytest.raises(StoreError, match=r"older version \(store format 1"):
         run_experiment(spec, run_dir, backend="serial")

@@ -98,8 +98,19 @@ def bad_fairness(mu):
 
 
 class BadImpact:
+    """Has an impact function's methods (so it is built), but its constructor raises."""
+
     def __init__(self, **params):
         raise RuntimeError("impact set-up failed")
+
+    def initial(self, replications, groups):
+        return None
+
+    def advance(self, state, actions):
+        return state, actions
+
+    def limit(self, shares):
+        return shares
 
 
 def bad_oracle(env, times):
@@ -283,7 +294,8 @@ def test_nan_parameters_are_refused_with_their_field(env, field):
     [
         ("boom_at_import:X", ["importing 'boom_at_import:X' raised RuntimeError: import boom"]),
         ("broken_syntax:X", ["importing 'broken_syntax:X' raised SyntaxError"]),
-        ("math:pi", ["'math:pi' is a float value, not a Policy or SimplePolicy class"]),
+        ("math:pi", ["'math:pi' names Python's standard library", "nothing was imported"]),
+        ("numpy:pi", ["'numpy:pi' is a float value, not a Policy or SimplePolicy class"]),
         (":X", ["':X' is not an import path"]),
         ("marker:Missing", ["cannot import 'marker:Missing' (AttributeError"]),
     ],
@@ -305,7 +317,7 @@ def test_a_class_of_the_wrong_kind_is_never_called(user_code, tmp_path):
     )
     spec.write_text(text)
     result = CliRunner().invoke(cli, ["run", str(spec), "--out", str(tmp_path / "run")])
-    _one_line(result, "policies[0].kind", "the class Popen, not a Policy or SimplePolicy class")
+    _one_line(result, "policies[0].kind", "'subprocess:Popen' names Python's standard library")
     assert not target.exists()
 
 

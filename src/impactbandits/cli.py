@@ -19,6 +19,7 @@ stderr.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import traceback
 import warnings
@@ -29,7 +30,7 @@ from typing import Any
 
 import click
 
-from impactbandits.errors import ImpactBanditsError, SpecError
+from impactbandits.errors import ImpactBanditsError, SpecError, SpecWarning
 
 EXPORT_FORMATS = ("csv", "parquet")
 LIST_WHAT = ("environments", "policies", "oracles", "figures")
@@ -75,10 +76,11 @@ def _details(exc: BaseException) -> str:
     return recorded or "".join(traceback.format_exception(exc))
 
 
-def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
+def _guard(function: Callable[..., Any], check_settings: bool = True) -> Callable[..., Any]:
     """Turn every error into a one-line message and exit status (2: bad input, including
-    user code named by the spec that raised; 1: a bug of the library; 130: Ctrl-C), and add
-    ``--traceback`` to print the full trace first."""
+    user code named by the spec that raised, or a bad ``IMPACTBANDITS_*`` environment variable
+    (:func:`impactbandits.settings.check`, unless ``check_settings`` is off); 1: a bug of the
+    library; 130: Ctrl-C), and add ``--traceback`` to print the full trace first."""
 
     @wraps(function)
     def wrapper(*args: Any, traceback: bool = False, **kwargs: Any) -> Any:
@@ -86,6 +88,10 @@ def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
         from impactbandits.usercode import InternalError, internal
 
         try:
+            if check_settings:
+                from impactbandits import settings
+
+                settings.check()  # a bad environment variable, before anything runs
             return function(*args, **kwargs)
         except Interrupted as exc:
             _fail(str(exc), exc.exit_status)  # 130 for Ctrl-C, 143 for SIGTERM
@@ -109,25 +115,28 @@ def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _store_messages(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Print each :class:`~impactbandits.experiments.store.StoreWarning` once, as it happens,
-    as ``warning: ...`` on stderr, and turn a full disk (``ENOSPC``) into a one-line error."""
+    """Print each :class:`~impactbandits.experiments.store.StoreWarning` and
+    :class:`~impactbandits.errors.SpecWarning` once, as it happens, as ``warning: ...`` on
+    stderr, and turn a full disk (``ENOSPC``) into a one-line error."""
 
     @wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from impactbandits.experiments.store import DiskFullError, StoreWarning, is_disk_full
 
+        ours = (StoreWarning, SpecWarning)
         seen: set[str] = set()
         original = warnings.showwarning
 
         def show(message: Warning | str, category: type[Warning], *rest: Any) -> None:
-            if not issubclass(category, StoreWarning):
+            if not issubclass(category, ours):
                 original(message, category, *rest)
             elif str(message) not in seen:
                 seen.add(str(message))
                 click.echo(f"warning: {message}", err=True)
 
         with warnings.catch_warnings():
-            warnings.simplefilter("always", StoreWarning)
+            for category in ours:
+                warnings.simplefilter("always", category)
             warnings.showwarning = show
             try:
                 return function(*args, **kwargs)
@@ -243,6 +252,31 @@ def _execute(
     return summary.run_dir
 
 
+def _quoted(path: Path) -> str:
+    import shlex
+
+    return shlex.quote(str(path))
+
+
+def _report_phase(run_dir: Path, redraw: str, draw: Callable[[], Path]) -> Path:
+    """``draw()`` (the report after a finished run), with Ctrl-C and SIGTERM answered by one
+    line that says every result is stored and how to draw the report again (exit status 130 /
+    143) instead of a silent exit."""
+    from impactbandits.experiments.processes import TerminateRequest, sigterm_stops
+    from impactbandits.experiments.runner import Interrupted, Terminated
+
+    try:
+        with sigterm_stops():
+            return draw()
+    except (KeyboardInterrupt, TerminateRequest) as stop:
+        error = Terminated if isinstance(stop, TerminateRequest) else Interrupted
+        word = "terminated" if error is Terminated else "interrupted"
+        raise error(
+            f"{word} while drawing the report: every result is stored in {run_dir}; draw it "
+            f"again with `{redraw}` (nothing is recomputed)"
+        ) from None
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="impactbandits")
 def cli() -> None:
@@ -281,7 +315,8 @@ def run(
     if report:
         from impactbandits.experiments.report import write_report
 
-        click.echo(write_report(run_dir))
+        redraw = f"impactbandits report {_quoted(run_dir)}"
+        click.echo(_report_phase(run_dir, redraw, lambda: write_report(run_dir)))
 
 
 @cli.command()
@@ -324,8 +359,17 @@ def reproduce(
     if seeds is not None:
         spec = spec.replace(seeds=seeds)
     run_dir = _execute(spec, out, backend, workers, scheduler, batch_size, progress)
-    extra = figure.render(run_dir) if figure.render is not None else []
-    click.echo(write_report(run_dir, extra_figures=extra))
+
+    def draw() -> Path:
+        extra = figure.render(run_dir) if figure.render is not None else []
+        return write_report(run_dir, extra_figures=extra)
+
+    flags = "".join(
+        [" --quick" if quick else "", f" --variant {variant}" if variant != "paper" else ""]
+    )
+    seeds_flag = f" --seeds {seeds}" if seeds is not None else ""
+    redraw = f"impactbandits reproduce {name}{flags}{seeds_flag} --out {_quoted(run_dir)}"
+    click.echo(_report_phase(run_dir, redraw, draw))
 
 
 _ALL_SEEDS = click.option(
@@ -374,11 +418,45 @@ def export(run_dir: str, fmt: str, output: str | None, trajectories: bool, all_s
     path = Path(output) if output else Path(run_dir) / f"results.{fmt}"
     if path.is_dir():
         raise SpecError("output", f"{str(path)!r} is a directory; give a file name")
-    if fmt == "csv":
-        table.to_csv(path, index=False)
-    else:
-        table.to_parquet(path, index=False)
+    _write_atomically(path, lambda target: _write_table(table, target, fmt))
     click.echo(path)
+
+
+def _write_table(table: Any, target: Path, fmt: str) -> None:
+    if fmt == "csv":
+        table.to_csv(target, index=False)
+    else:
+        table.to_parquet(target, index=False)
+
+
+def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """``write`` a temporary file beside ``path``, then rename it: a failure (a full disk)
+    leaves no half-written ``path`` (an earlier one stays), and the error names ``path``."""
+    from impactbandits.experiments.store import DiskFullError, is_disk_full
+
+    special = path.exists() and not path.is_file()  # a device or a pipe: written as it is
+    partial = path if special else path.with_name(f".{path.name}.partial")
+
+    def discard() -> None:
+        if not special:
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
+
+    try:
+        write(partial)
+        if not special:
+            partial.replace(path)
+    except OSError as exc:
+        discard()
+        if is_disk_full(exc):
+            raise DiskFullError(
+                f"output: disk full writing {path} ({exc.strerror or exc}); free space and run "
+                "the same command again"
+            ) from None
+        raise SpecError("output", f"cannot write {str(path)!r} ({exc.strerror or exc})") from None
+    except BaseException:
+        discard()
+        raise
 
 
 @cli.command(name="list")

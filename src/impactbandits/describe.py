@@ -111,8 +111,9 @@ def parameters(cls: type) -> list[Parameter]:
 def find(kind: str) -> tuple[str, str, Any]:
     """``(role, name, object)`` for a registered environment, policy, oracle or figure name, or
     a ``module:attr`` import path (as a spec names it)."""
+    from impactbandits import loader
     from impactbandits.experiments.figures import FIGURES, get_figure
-    from impactbandits.registry import ENVIRONMENTS, ORACLES, POLICIES, load_path
+    from impactbandits.registry import ENVIRONMENTS, ORACLES, POLICIES
 
     tables = dict(zip(ROLES, (ENVIRONMENTS, POLICIES, ORACLES), strict=True))
     matches = [role for role, table in tables.items() if kind in table]
@@ -123,7 +124,11 @@ def find(kind: str) -> tuple[str, str, Any]:
 
         return matches[0], kind, resolve(matches[0], kind, "kind")
     if ":" in kind:
-        return "import path", kind, load_path(kind, "kind")
+        component = loader.Expected(
+            "a class or a function",
+            lambda obj: isinstance(obj, type) or loader.is_plain_function(obj),
+        )
+        return "import path", kind, loader.load(kind, "kind", component)
     names = sorted({*FIGURES, *ENVIRONMENTS, *POLICIES, *ORACLES})
     close = [n for n in names if kind.lower() in n or n in kind.lower()]
     hint = f" (did you mean {', '.join(close[:4])}?)" if close else ""

@@ -25,3 +25,8 @@ class SpecError(ImpactBanditsError, ValueError):
 
 class StoreError(ImpactBanditsError):
     """The results store cannot be used as asked (wrong path, foreign spec, corrupt file)."""
+
+
+class SpecWarning(UserWarning):
+    """A spec that runs but probably not as meant (e.g. a noise-free algorithm on a noisy
+    environment); the CLI prints it as one ``warning: ...`` line."""

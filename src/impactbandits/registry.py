@@ -15,7 +15,7 @@ import functools
 import importlib
 import inspect
 import math
-import traceback
+import types
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -26,16 +26,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from impactbandits.core.environment import BatchedSimpleEnvironment, Environment, SimpleEnvironment
 from impactbandits.core.policy import BatchedSimplePolicy, Policy, SimplePolicy
 from impactbandits.errors import SpecError
-from impactbandits.usercode import (
-    IMPORT_PATH,
-    UserCodeError,
-    blame,
-    describe_exception,
-    import_paths,
-)
+from impactbandits.loader import Expected, function, load, subclass_of
+from impactbandits.usercode import UserCodeError, blame, describe_exception, import_paths
 
 __all__ = [
     "ENVIRONMENTS",
+    "EXPECTED",
     "ORACLES",
     "POLICIES",
     "build_environment",
@@ -128,62 +124,29 @@ def _load(path: str) -> Any:
     return target
 
 
-def load_path(path: str, field: str) -> Any:
-    """Import what ``"module:attr"`` names (user components, curves, impact functions); a
-    failure — a malformed path, a missing module or attribute, or a module that raises while it
-    is imported (a syntax error, any exception) — is a one-line :class:`SpecError` naming
-    ``field``. Importing runs the module's top-level code: specs naming code are trusted."""
-    if not isinstance(path, str) or not IMPORT_PATH.match(path):
-        raise SpecError(
-            field, f"{path!r} is not an import path; write 'package.module:Name' (e.g. 'mypkg:f')"
-        )
-    try:
-        return _load(path)
-    except (ImportError, AttributeError) as exc:
-        raise SpecError(field, f"cannot import {path!r} ({describe_exception(exc)})") from None
-    except Exception as exc:  # the module itself raised (SyntaxError included) at import
-        raise UserCodeError(
-            field,
-            f"importing {path!r} raised {describe_exception(exc)}",
-            "".join(traceback.format_exception(exc)),
-        ) from None
-
-
 #: What each role's named object must be, checked before anything is called.
-_EXPECTED: dict[str, tuple[tuple[type, ...], str]] = {
-    "environment": ((Environment, SimpleEnvironment), "an Environment or SimpleEnvironment class"),
-    "policy": ((Policy, SimplePolicy), "a Policy or SimplePolicy class"),
+EXPECTED: Mapping[str, Expected] = {
+    "environment": subclass_of(
+        Environment, SimpleEnvironment, wanted="an Environment or SimpleEnvironment class"
+    ),
+    "policy": subclass_of(Policy, SimplePolicy, wanted="a Policy or SimplePolicy class"),
+    "oracle": function("an oracle function"),
 }
 
 
-def _describe_object(obj: Any) -> str:
-    if isinstance(obj, type):
-        return f"the class {obj.__name__}"
-    if callable(obj):
-        return f"the callable {getattr(obj, '__name__', type(obj).__name__)}"
-    return f"a {type(obj).__name__} value"
-
-
 def resolve(role: str, name: str, field: str) -> Any:
-    """The class (or function) registered as ``name`` for ``role``, or imported from a path.
-
-    What a path names is checked *before* it is called: an environment or policy must be a
-    subclass of the matching base class, an oracle a function (so ``"math:pi"`` or
-    ``"subprocess:Popen"`` are refused without running anything)."""
+    """The class (or function) registered as ``name`` for ``role``, or imported from a path
+    through the checked loader (:func:`impactbandits.loader.load`): an environment or policy
+    must be a subclass of the matching base class, an oracle a plain function, checked before
+    anything is called (``"math:pi"`` or ``"subprocess:Popen"`` are refused without running
+    anything)."""
     table = _TABLES[role]
     if name in table:
         return _load(table[name])
-    if ":" not in name:
+    if not isinstance(name, str) or ":" not in name:
         allowed = ", ".join(sorted(table))
         raise SpecError(field, f"unknown {role} {name!r}; allowed: {allowed} or 'module:Class'")
-    obj = load_path(name, field)
-    if role in _EXPECTED:
-        bases, wanted = _EXPECTED[role]
-        if not (isinstance(obj, type) and issubclass(obj, bases)):
-            raise SpecError(field, f"{name!r} is {_describe_object(obj)}, not {wanted}")
-    elif not callable(obj) or isinstance(obj, type):
-        raise SpecError(field, f"{name!r} is {_describe_object(obj)}, not an oracle function")
-    return obj
+    return load(name, field, EXPECTED[role])
 
 
 def resolve_oracle(name: str, field: str) -> Callable[..., Any]:
@@ -250,6 +213,21 @@ def _admits_bool(annotation: Any) -> bool:
     return any(_admits_bool(arg) for arg in typing.get_args(annotation))
 
 
+def _only_bool(annotation: Any) -> bool:
+    """Whether ``annotation`` is ``bool`` (or ``bool | None``, ``Annotated[bool, ...]``): then a
+    value must be ``true``/``false`` itself, not ``"yes"`` or ``1`` (pydantic's lax mode
+    would turn both into ``True``)."""
+    if annotation is bool:
+        return True
+    origin = typing.get_origin(annotation)
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if origin is typing.Annotated:
+        return _only_bool(args[0])
+    if origin in (typing.Union, types.UnionType) and args:
+        return all(_only_bool(a) for a in args)
+    return False
+
+
 def _has_bool(value: Any) -> bool:
     if isinstance(value, bool | np.bool_):
         return True
@@ -285,6 +263,12 @@ def _precheck(model: type[BaseModel], params: Mapping[str, Any], field: str) -> 
             raise SpecError(
                 f"{field}.{name}", f"a boolean is not allowed here; give a number (got {value!r})"
             )
+        if (
+            value is not None
+            and not isinstance(value, bool | np.bool_)
+            and _only_bool(info.annotation)
+        ):
+            raise SpecError(f"{field}.{name}", f"must be true or false (got {value!r})")
         bad = _non_finite(value, f"{field}.{name}")
         if bad is not None:
             raise SpecError(bad, "must be a finite number (NaN and infinity are not allowed)")
@@ -316,7 +300,7 @@ def validate_params(cls: type, params: Mapping[str, Any], field: str) -> dict[st
         if isinstance(exc, UserCodeError):
             raise UserCodeError(sub, exc.message, exc.details) from None
         raise SpecError(sub, exc.message) from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in a constructor is a failure too
         user = blame(exc, {field: (import_path(cls), values)})
         if user is not None:
             raise user from None

@@ -101,6 +101,13 @@ def _module_of(path: str) -> str:
     return path.partition(":")[0]
 
 
+def _names_function(path: str, qualname: str) -> bool:
+    """Whether ``"module:attr"`` names the function ``qualname`` or the class it belongs to
+    (``attr`` ``C`` for the frame ``C.select``)."""
+    attr = path.partition(":")[2]
+    return qualname == attr or qualname.startswith(attr + ".")
+
+
 def _owns(module: str, frame_module: str) -> bool:
     return frame_module == module or frame_module.startswith(module + ".")
 
@@ -125,10 +132,13 @@ def blame(exc: BaseException, components: Components) -> UserCodeError | None:
         return None
     found: tuple[str, str, str, str, int] | None = None
     for module, function, filename, line in _frames(exc.__traceback__):
-        for field, path in candidates:
-            if _owns(_module_of(path), module):
-                found = (field, path, function, filename, line)
-                break
+        owners = [(f, p) for f, p in candidates if _owns(_module_of(p), module)]
+        if owners:
+            # several fields may name one module (two curves of one file): the field naming
+            # the function (or class) that raised, else the first
+            named = [(f, p) for f, p in owners if _names_function(p, function)]
+            field, path = (named or owners)[0]
+            found = (field, path, function, filename, line)
     if found is None:
         return None
     field, path, function, filename, line = found
@@ -161,6 +171,6 @@ def reporting(components: Components, context: str, field: str = "") -> Iterator
             raise
         sub = f"{field}.{exc.field}" if exc.field else field
         raise SpecError(sub, exc.message) from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in user code is a failure of it too
         user = blame(exc, components)
         raise (user if user is not None else internal(exc, context)) from None

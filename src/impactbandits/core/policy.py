@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.random import BatchRNG
-from impactbandits.core.spaces import ActionSpace
+from impactbandits.core.spaces import ActionSpace, InvalidAction
+
+if TYPE_CHECKING:
+    from impactbandits.core.environment import Environment
 
 __all__ = ["BatchedSimplePolicy", "Policy", "SimplePolicy"]
 
@@ -72,6 +75,13 @@ class Policy(ABC):
     def current_phase(self) -> np.ndarray:
         """``(R,)`` index into :attr:`phases` of the round just selected."""
         raise NotImplementedError
+
+    def caution(self, environment: Environment) -> str | None:
+        """A one-line warning when running on ``environment`` breaks an assumption of the
+        algorithm that its parameters could have met (e.g. Lindner et al.'s noise-free SPO on
+        noisy observations); the runner emits it as a
+        :class:`~impactbandits.errors.SpecWarning` before anything runs. Default: none."""
+        return None
 
     def reset_rows(self, rows: np.ndarray) -> None:
         """Restart the replications where ``rows`` (boolean ``(R,)``) is true, as if freshly
@@ -127,6 +137,8 @@ class BatchedSimplePolicy(Policy):
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
         self._kind = space.kind
+        self._n = space.n
+        self._t = 0
         self._copies = [copy.deepcopy(self.prototype) for _ in range(rng.size)]
         for policy, generator in zip(self._copies, rng.generators, strict=True):
             policy.reset(space, horizon, generator)
@@ -137,10 +149,27 @@ class BatchedSimplePolicy(Policy):
         return tuple(self._copies)
 
     def select(self) -> np.ndarray:
+        self._t += 1
         actions = [p.select() for p in self._copies]
         if self._kind == "discrete":
+            for row, action in enumerate(actions):
+                if not _is_index(action):  # 0.5 or "1" must not become arm 0 or 1
+                    raise InvalidAction(
+                        f"round {self._t}: select() returned {action!r} "
+                        f"({type(action).__name__}); it must return an arm index, an integer "
+                        f"in 0..{self._n - 1}",
+                        row,
+                    )
             return np.asarray(actions, dtype=np.int64)
-        return np.asarray(actions, dtype=float)
+        try:
+            return np.asarray(actions, dtype=float)
+        except (TypeError, ValueError):
+            row = next(i for i, a in enumerate(actions) if not _is_vector(a))
+            raise InvalidAction(
+                f"round {self._t}: select() returned {actions[row]!r}; it must return a "
+                f"probability vector of {self._n} numbers",
+                row,
+            ) from None
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         for i, policy in enumerate(self._copies):
@@ -148,3 +177,18 @@ class BatchedSimplePolicy(Policy):
 
     def current_phase(self) -> np.ndarray:
         return np.array([p.current_phase() for p in self._copies], dtype=np.int64)
+
+
+def _is_index(action: Any) -> bool:
+    """An integer (Python's, NumPy's, or a 0-d integer array), not a boolean."""
+    if isinstance(action, np.ndarray) and action.ndim == 0:
+        action = action[()]
+    return isinstance(action, int | np.integer) and not isinstance(action, bool)
+
+
+def _is_vector(action: Any) -> bool:
+    try:
+        np.asarray(action, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return True

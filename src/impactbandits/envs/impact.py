@@ -57,7 +57,8 @@ from impactbandits.envs.impact_functions import (
     check_convergence,
 )
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveInt, Probability
+from impactbandits.loader import class_with_methods, load
+from impactbandits.params import Probability
 
 __all__ = ["ImpactBandit"]
 
@@ -75,12 +76,12 @@ class ImpactBandit(Environment):
         high: Annotated[list[Probability], Field(min_length=1)] | None = None,
         low: list[Probability] | None = None,
         family: Literal["police", "linear", "concave", "fico"] = "police",
-        intercept: list[float] | None = None,
-        slope: list[float] | None = None,
+        intercept: list[Probability] | None = None,
+        slope: list[Annotated[float, Field(ge=-1.0, le=1.0)]] | None = None,
         gamma: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0,
-        resolution: PositiveInt | None = None,
+        resolution: Annotated[int | None, Field(gt=0)] = None,
         feedback: Literal["independent", "single", "allocation"] = "independent",
-        groups: PositiveInt | None = None,
+        groups: Annotated[int | None, Field(gt=0, le=4)] = None,  # the FICO tables' 4 groups
         start: list[Probability] | None = None,
         stop: list[Probability] | None = None,
         impact: str = "discounted",
@@ -137,7 +138,7 @@ class ImpactBandit(Environment):
             if not np.all((raw >= 0) & (raw <= 1)):
                 group = int(np.argwhere((raw < 0) | (raw > 1))[0, 1])
                 raise SpecError(
-                    family,
+                    "slope",
                     f"group {group}: r(f) leaves [0, 1] for f in [0, 1]; "
                     "choose intercept and slope so it stays within",
                 )
@@ -226,16 +227,16 @@ def _impact_function(name: str, params: dict[str, Any], gamma: float) -> ImpactF
         raise SpecError(
             "impact", f"unknown {name!r}; allowed: discounted, smoothed, 'module:Class'"
         )
-    from impactbandits.registry import load_path
-
-    cls = load_path(name, "impact")
-    if not isinstance(cls, type):
-        raise SpecError("impact", f"{name!r} is not a class (see ImpactFunction)")
+    # the class is checked before it is built with ``impact_params``: nothing else is called
+    cls = load(
+        name,
+        "impact",
+        class_with_methods(
+            "initial", "advance", "limit", base=ImpactFunction, wanted="an ImpactFunction class"
+        ),
+    )
     try:
         built = cls(**params)
     except TypeError as exc:
         raise SpecError("impact_params", f"{name}: {exc}") from None
-    for method in ("initial", "advance", "limit"):
-        if not callable(getattr(built, method, None)):
-            raise SpecError("impact", f"{name} has no method {method!r} (see ImpactFunction)")
     return built

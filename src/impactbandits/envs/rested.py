@@ -34,6 +34,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field
 
+from impactbandits import loader
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.pull_model import PullModel
@@ -82,19 +83,20 @@ _PULL_NOISE: dict[str, Literal["normal", "beta", "beta-mean"]] = {
     "beta": "beta",
     "beta-mean": "beta-mean",
 }
+#: What a curve named by its import path must be (checked before it is called).
+CURVE = loader.function("a function of the pull count (a vectorised Python function)")
 #: Default number of curve values when curves are given as callables.
 DEFAULT_LENGTH = 100_000
+#: One row ``(k1, k2, c1, c2, l, a)`` of :class:`SinglePeakedBandit`'s ``params``: rates
+#: k1 > 0 and k2 ≥ 0, reward levels c1, c2 in [0, 1], any shift l and amplitude a.
+SinglePeakedRow = tuple[PositiveFloat, NonNegativeFloat, Probability, Probability, float, float]
 
 
 def _evaluate(
     entry: Sequence[float] | str | Callable[..., object], arm: int, length: int
 ) -> np.ndarray:
     if isinstance(entry, str):
-        from impactbandits.registry import load_path
-
-        path, entry = entry, load_path(entry, f"curves[{arm}]")
-        if not callable(entry) or isinstance(entry, type):
-            raise SpecError(f"curves[{arm}]", f"{path!r} is not a function of the pull count")
+        entry = loader.load(entry, f"curves[{arm}]", CURVE)
     if callable(entry):
         values = np.asarray(entry(np.arange(1, length + 1)), dtype=float)
         if values.shape != (length,):
@@ -123,7 +125,7 @@ class RestedBandit(Environment):
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
         noise_draws: NoiseDraws = "per-pull",
-        length: PositiveInt | None = None,
+        length: Annotated[int | None, Field(gt=0)] = None,
     ) -> None:
         if any(isinstance(c, str) or callable(c) for c in curves):
             self._curves_from_code = True
@@ -276,12 +278,14 @@ def beta_mean_observation(mean: np.ndarray, uniform: np.ndarray) -> np.ndarray:
 
 class SinglePeakedBandit(RestedBandit):
     """Lindner et al.'s single-peaked instances (docs/fidelity.md, Figs 1, 8–10): ``instance``
-    1, 2 or 3 (3 is Figure 1), or explicit ``params`` rows ``(k1, k2, c1, c2, l, a)``."""
+    1, 2 or 3 (3 is Figure 1), or explicit ``params`` rows ``(k1, k2, c1, c2, l, a)`` of
+    f(t) = a·exp(−k1(t−l)) + (c2−c1)/(exp(−(k1+k2)(t−l)) + 1) + c1: rates k1 > 0 and k2 ≥ 0,
+    reward levels c1, c2 in [0, 1], any shift l and amplitude a (a < 0 in every instance)."""
 
     def __init__(
         self,
         instance: Literal[1, 2, 3] | None = 3,
-        params: list[Annotated[list[float], Field(min_length=6, max_length=6)]] | None = None,
+        params: list[SinglePeakedRow] | None = None,
         length: PositiveInt = 20_000,
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
@@ -337,8 +341,9 @@ class DecreasingBandit(RestedBandit):
         sigma: NonNegativeFloat = 0.0,
         noise_draws: NoiseDraws = "per-pull",
     ) -> None:
-        if not len(start) == len(end) == len(rate):
-            raise SpecError("start", "start, end and rate need one value per arm")
+        for name, values in (("end", end), ("rate", rate)):
+            if len(values) != len(start):
+                raise SpecError(name, f"needs one value per arm, as start ({len(start)})")
         if any(e > s for s, e in zip(start, end, strict=True)):
             raise SpecError("end", "each arm needs end <= start (decreasing)")
         self._setup(decreasing_curves(start, end, rate, length), noise, sigma, noise_draws)
@@ -434,11 +439,11 @@ class ImprovingBandit(RestedBandit):
         seed: Annotated[int, Field(ge=0)] = 0,
         random_family: Literal["uniform", "late-bloomer"] = "uniform",
         m: Annotated[int, Field(ge=0)] = 0,
-        horizon: PositiveInt | None = None,
-        ramp: PositiveInt | None = None,
+        horizon: Annotated[int | None, Field(gt=0)] = None,
+        ramp: Annotated[int | None, Field(gt=0)] = None,
         asymptotes: list[Probability] | None = None,
         saturation: list[PositiveInt] | None = None,
-        curves: list[list[float]] | None = None,
+        curves: list[list[Probability]] | None = None,
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
         noise_draws: NoiseDraws = "per-pull",

@@ -17,6 +17,7 @@ replication and records it for the others (:attr:`Task.copies`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,7 @@ import numpy as np
 from impactbandits.core.policy import BatchedSimplePolicy, Policy
 from impactbandits.core.random import POLICY, BatchRNG, stable_key
 from impactbandits.core.spaces import ActionSpace
-from impactbandits.errors import SpecError
+from impactbandits.errors import SpecError, SpecWarning
 from impactbandits.experiments.spec import ComponentSpec, ExperimentSpec, canonical_json
 from impactbandits.registry import build_environment, build_policy
 from impactbandits.usercode import reporting
@@ -80,6 +81,17 @@ class Task:
         """Results this task produces (simulated replications and copies)."""
         return len(self.replications) + len(self.copies)
 
+    def describe(self) -> str:
+        """``environments[0] (b2) x policies[1] (exp3), horizon 1,000, seeds 0..5``."""
+        cell = self.cell
+        horizon = "anytime" if cell.horizon is None else f"horizon {cell.horizon:,}"
+        reps = self.replications
+        seeds = f"seed {reps[0]}" if len(reps) == 1 else f"seeds {reps[0]}..{reps[-1]}"
+        return (
+            f"{cell.env_field} ({cell.environment.label}) x {cell.policy_field} "
+            f"({cell.policy.label}), {horizon}, {seeds}"
+        )
+
 
 def trajectory_points(rounds: int, count: int) -> np.ndarray:
     """About ``count`` rounds in 1..rounds: half geometric, half linear, always ``rounds``."""
@@ -110,6 +122,14 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
                     f"policies[{p}].kind",
                     f"{pol_spec.kind!r} plays {', '.join(policy.action_kinds)} actions but "
                     f"environments[{e}] ({env_spec.kind!r}) has {space.kind} actions",
+                )
+            caution = policy.caution(env)
+            if caution:
+                warnings.warn(
+                    f"policies[{p}] ({pol_spec.label}) on environments[{e}] "
+                    f"({env_spec.label}): {caution}",
+                    SpecWarning,
+                    stacklevel=2,
                 )
             policy_key = stable_key(canonical_json([env_spec.content(), pol_spec.content()]))
             horizons: Iterable[int | None] = spec.horizons if policy.requires_horizon else [None]

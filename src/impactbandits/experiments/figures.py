@@ -15,13 +15,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from impactbandits.errors import SpecError
-from impactbandits.experiments.spec import ExperimentSpec
+from impactbandits.experiments.spec import ComponentSpec, ExperimentSpec, SpecRecord
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure as MplFigure
 
-__all__ = ["FIGURES", "Figure", "get_figure", "load_run", "quick_name", "save_png", "scaled_spec"]
+    from impactbandits.core.environment import Environment
+
+__all__ = [
+    "FIGURES",
+    "Figure",
+    "built_in_environment",
+    "get_figure",
+    "load_run",
+    "quick_name",
+    "save_png",
+    "scaled_spec",
+]
 
 
 @dataclass(frozen=True)
@@ -114,16 +125,33 @@ def get_figure(name: str) -> Figure:
     return figure
 
 
-def load_run(
-    run_dir: str | Path, trajectories: bool = False
-) -> tuple[ExperimentSpec, pd.DataFrame]:
-    """A finished run's spec and tidy table (renderers' common first step)."""
+def load_run(run_dir: str | Path, trajectories: bool = False) -> tuple[SpecRecord, pd.DataFrame]:
+    """A finished run's spec (as data, :class:`~impactbandits.experiments.spec.SpecRecord`)
+    and tidy table (renderers' common first step)."""
     from impactbandits.experiments.store import Store
     from impactbandits.experiments.tidy import tidy_table
 
     with Store.open_existing(Path(run_dir)) as store:
         spec = store.spec()
     return spec, tidy_table(run_dir, trajectories=trajectories)
+
+
+def built_in_environment(component: ComponentSpec, field: str = "environment") -> Environment:
+    """The environment a stored spec describes, for a renderer that needs more than the table
+    (the curves of a rested instance): built only when it is a registered built-in naming no
+    code, with its parameters validated again — a renderer never imports what a run directory
+    names."""
+    from impactbandits.registry import ENVIRONMENTS, build_environment, resolve, validate_params
+    from impactbandits.usercode import import_paths
+
+    if component.kind not in ENVIRONMENTS or any(import_paths(component.params)):
+        raise SpecError(
+            field,
+            f"{component.kind!r} is not a built-in environment without code; the figure draws "
+            "only the registered ones",
+        )
+    cls = resolve("environment", component.kind, f"{field}.kind")
+    return build_environment(component.kind, validate_params(cls, component.params, field))
 
 
 def save_png(fig: MplFigure, run_dir: str | Path, stem: str, dpi: int = 100) -> Path:

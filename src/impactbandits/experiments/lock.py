@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from impactbandits.errors import StoreError
-from impactbandits.experiments.store_repair import DiskFullError
+from impactbandits.experiments.store_files import DiskFullError
 
 __all__ = ["LOCK_FILE", "run_dir_lock"]
 

@@ -13,22 +13,36 @@
   only as long as a process holds their pipes.
 * :func:`terminate_workers` ends a process pool's workers without waiting for running tasks
   (``ProcessPoolExecutor.shutdown`` waits for them).
+* :class:`TaskBoard` tells which task a worker was running when it died (killed from outside,
+  e.g. by the out-of-memory killer): each worker writes what it runs to a file named by its
+  process id (:func:`claim`), so the runner can say which task was lost.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
-__all__ = ["Lifeline", "TerminateRequest", "sigterm_stops", "terminate_workers"]
+__all__ = [
+    "Lifeline",
+    "TaskBoard",
+    "TerminateRequest",
+    "claim",
+    "exit_reason",
+    "sigterm_stops",
+    "terminate_workers",
+]
 
 #: Exit status of a worker whose runner has died (nobody reads it; for `ps` and core dumps).
 ORPHAN_EXIT = 3
@@ -127,3 +141,64 @@ def terminate_workers(pool: ProcessPoolExecutor) -> None:
     for process in list(processes.values()):
         with contextlib.suppress(OSError, ValueError):  # already gone or closed
             process.terminate()
+
+
+@contextlib.contextmanager
+def claim(board: str | None, description: str) -> Iterator[None]:
+    """In a worker: record ``description`` as what this process runs during the block (in
+    ``board``, a :class:`TaskBoard`'s directory; nothing without one)."""
+    if board is None:
+        yield
+        return
+    path = Path(board) / str(os.getpid())
+    with contextlib.suppress(OSError):  # the board is a diagnosis aid: never fail a task for it
+        path.write_text(description, encoding="utf-8")
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            path.write_text("", encoding="utf-8")
+
+
+class TaskBoard:
+    """A temporary directory where workers :func:`claim` their tasks; :meth:`lost` reads it
+    for the workers of a broken pool. Use as a context manager (the directory is removed)."""
+
+    def __init__(self) -> None:
+        self.path = tempfile.mkdtemp(prefix="impactbandits-tasks-")
+
+    def __enter__(self) -> TaskBoard:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def lost(self, pool: ProcessPoolExecutor) -> list[tuple[int, int | None, str]]:
+        """``(pid, exit code, task)`` of the pool's workers that died on their own (not the
+        SIGTERM the pool sends the others once it is broken), with the task each was running
+        (``""``: none or unknown)."""
+        processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
+        ended = [(pid, p.exitcode) for pid, p in list(processes.items()) if p.exitcode]
+        own = [(pid, code) for pid, code in ended if code != -signal.SIGTERM] or ended
+        out = []
+        for pid, code in own:
+            try:
+                task = (Path(self.path) / str(pid)).read_text(encoding="utf-8")
+            except OSError:
+                task = ""
+            out.append((pid, code, task))
+        return out
+
+
+def exit_reason(code: int | None) -> str:
+    """``killed by SIGKILL`` / ``exited with status 3`` / ``ended``."""
+    if code is None:
+        return "ended"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        oom = " (as the out-of-memory killer does)" if -code == signal.SIGKILL else ""
+        return f"was killed by {name}{oom}"
+    return f"exited with status {code}"

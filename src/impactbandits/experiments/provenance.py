@@ -17,6 +17,7 @@ import platform
 import resource
 import subprocess
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,19 +50,40 @@ def versions() -> dict[str, str]:
     return out
 
 
-def git_commit() -> str | None:
-    """The commit of the library's source checkout (``+dirty`` with uncommitted changes), or
-    ``None`` for an installed copy or without git."""
-    source = Path(__file__).resolve().parent
+def _checkout_root(source: Path) -> Path | None:
+    """The library's own source checkout holding the package directory ``source``: its
+    parent is ``src/`` of a project whose ``pyproject.toml`` names ``impactbandits`` and that
+    has a ``.git``; ``None`` for an installed copy (``site-packages/impactbandits``), even one
+    inside somebody else's git work tree (``myproj/.venv/...``)."""
+    root = source.parent.parent
+    if source.parent.name != "src" or not (root / ".git").exists():
+        return None
     try:
-        commit = subprocess.run(
-            ["git", "-C", str(source), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=5, check=True,
-        ).stdout.strip()  # fmt: skip
-        dirty = subprocess.run(
-            ["git", "-C", str(source), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, timeout=5, check=True,
-        ).stdout.strip()  # fmt: skip
+        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return root if project.get("project", {}).get("name") == "impactbandits" else None
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=5, check=True
+    ).stdout.strip()
+
+
+def git_commit(source: Path | None = None) -> str | None:
+    """The commit of the library's source checkout (``+dirty`` with uncommitted changes), or
+    ``None`` for an installed copy or without git. ``source``: the package directory (default:
+    this package's)."""
+    source = (source or Path(__file__).parent.parent).resolve()
+    root = _checkout_root(source)
+    if root is None:
+        return None
+    try:
+        if Path(_git(root, "rev-parse", "--show-toplevel")).resolve() != root.resolve():
+            return None  # the .git found belongs to another work tree
+        commit = _git(root, "rev-parse", "HEAD")
+        dirty = _git(root, "status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return None
     return f"{commit}+dirty" if dirty else commit or None

@@ -13,14 +13,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from impactbandits.experiments.figures import load_run, save_png
+from impactbandits.experiments.figures import built_in_environment, load_run, save_png
 from impactbandits.experiments.filenames import figure_stem
 from impactbandits.experiments.plots import (
     outside_legend,
     plot_metric_vs_horizon,
     plot_pulls_vs_horizon,
 )
-from impactbandits.registry import build_environment
 
 __all__ = ["plot_curves", "render_rested"]
 
@@ -51,7 +50,7 @@ def render_rested(
     t_max = max(spec.horizons)
     paths = []
     for env_spec in spec.environments:
-        env = build_environment(env_spec.kind, env_spec.params)
+        env = built_in_environment(env_spec)
         curves = getattr(env, "curves", None)
         rows = table[table["environment"] == env_spec.label]
         two_arms = pulls_panel and env.action_space.n == 2 and curves is not None

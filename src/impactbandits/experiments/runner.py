@@ -1,12 +1,5 @@
-"""The sweep runner: cells × seeds on a backend, streamed into the store.
-
-Backends all take :func:`~impactbandits.experiments.worker.run_task`
-through a :class:`concurrent.futures.Executor`-like interface:
-
-* ``serial`` — in this process, one task after the other;
-* ``process`` (default) — a local process pool with ``workers`` processes;
-* ``dask`` — ``distributed.Client(scheduler).get_executor()``, or a ``LocalCluster`` with
-  ``workers`` single-threaded worker processes when no scheduler address is given.
+"""The sweep runner: cells × seeds on a backend (serial, process pool or Dask:
+:mod:`~impactbandits.experiments.backends`), streamed into the store.
 
 Only a bounded number of tasks is in flight, and results are written to the store as they arrive
 and then dropped, so memory does not grow with the number of cells. Ctrl-C cancels what has not
@@ -14,7 +7,8 @@ finished and keeps what has: a re-run resumes. SIGTERM does the same (:class:`Te
 
 Processes (:mod:`~impactbandits.experiments.processes`): on a stop or an error the pool's
 workers are terminated rather than awaited, and workers exit by themselves when the runner dies
-(even by SIGKILL). One run at a time writes a run directory
+(even by SIGKILL); a worker killed from outside stops the run with one line naming the task it
+was running (:class:`WorkerLost`). One run at a time writes a run directory
 (:mod:`~impactbandits.experiments.lock`).
 
 No replayed work: a :attr:`~impactbandits.experiments.cells.Cell.deterministic` cell (a
@@ -35,30 +29,27 @@ from __future__ import annotations
 import contextlib
 import heapq
 import math
-import multiprocessing
 import os
-import sys
-from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from impactbandits import kernels
+from impactbandits import kernels, settings
 from impactbandits.errors import ImpactBanditsError, SpecError
+from impactbandits.experiments import backends
 from impactbandits.experiments.cells import Cell, Task, batches, expand
 from impactbandits.experiments.lock import LOCK_FILE, run_dir_lock
 from impactbandits.experiments.processes import (
-    Lifeline,
+    TaskBoard,
     TerminateRequest,
     sigterm_stops,
-    terminate_workers,
 )
 from impactbandits.experiments.provenance import SessionClock
-from impactbandits.experiments.spec import ExperimentSpec
+from impactbandits.experiments.spec import ExperimentSpec, SpecRecord, load_spec, spec_from_mapping
 from impactbandits.experiments.store import STORE_FILE, DiskFullError, Store, check_run_dir
-from impactbandits.experiments.store_repair import remove_database
-from impactbandits.experiments.worker import Record, run_task
+from impactbandits.experiments.store_files import remove_database
+from impactbandits.experiments.worker import Record
 
 __all__ = [
     "BACKENDS",
@@ -66,12 +57,13 @@ __all__ = [
     "Interrupted",
     "RunSummary",
     "Terminated",
+    "WorkerLost",
     "default_run_dir",
     "plan",
     "run_experiment",
 ]
 
-BACKENDS = ("serial", "process", "dask")
+BACKENDS = backends.BACKENDS
 #: Largest batch of replications simulated together (bounds memory per task).
 MAX_BATCH = 256
 #: Tasks in flight per worker (keeps workers busy while bounding memory).
@@ -85,13 +77,7 @@ LOOP_TASK_OVERHEAD = 2
 #: At most this many extra splits are tried when planning (bounds the planning time).
 MAX_SPLITS = 512
 #: Set to ``0`` to simulate every seed of deterministic cells (see the module docstring).
-DEDUP_ENV = "IMPACTBANDITS_DEDUP"
-#: Modules the process backend's fork server imports once, so that every worker forked from it
-#: starts with them (each worker imported them itself before: ~0.9 s of CPU per worker): the
-#: task runner and the compiled loops when they are used (:data:`KERNELS_PRELOAD`).
-FORKSERVER_PRELOAD = ("impactbandits.experiments.worker",)
-#: What the fork server imports for the compiled loops, by :func:`impactbandits.kernels.backend`.
-KERNELS_PRELOAD = {"aot": "impactbandits.kernels._aot", "jit": "impactbandits.kernels.loops"}
+DEDUP_ENV = settings.DEDUP
 
 
 class Interrupted(ImpactBanditsError):
@@ -105,6 +91,11 @@ class Terminated(Interrupted):
     """The sweep was stopped by SIGTERM; finished results are in the store."""
 
     exit_status = 143
+
+
+class WorkerLost(ImpactBanditsError):
+    """A worker process or Dask worker died under a task (killed from outside, e.g. by the
+    out-of-memory killer); finished results are in the store."""
 
 
 @dataclass(frozen=True)
@@ -124,12 +115,6 @@ def default_run_dir(spec: ExperimentSpec) -> Path:
     if spec.output:
         return Path(spec.output)
     return Path("runs") / f"{spec.name}-{spec.store_key()[:8]}"
-
-
-def _default_workers() -> int:
-    return max(
-        1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    )
 
 
 def _cost(task: Task) -> float:
@@ -212,118 +197,11 @@ def plan(
 
 
 def _dedup_default() -> bool:
-    return os.environ.get(DEDUP_ENV, "1").strip() != "0"
-
-
-def _preload() -> list[str]:
-    """:data:`FORKSERVER_PRELOAD`, with the compiled loops if they would be used (the module
-    built ahead of time, or numba's; checked without importing either here)."""
-    planned = kernels.planned()
-    return [*FORKSERVER_PRELOAD, *([KERNELS_PRELOAD[planned]] if planned else [])]
-
-
-def _process_context() -> multiprocessing.context.BaseContext:
-    """The process backend's start method: on Linux a fork server that has imported
-    :func:`_preload`'s modules (workers are forked from it with them; the preload is ignored
-    if this process's fork server already runs), elsewhere spawn."""
-    if not sys.platform.startswith("linux"):
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["__main__", *_preload()])
-    return context
-
-
-def _start_fork_server() -> None:
-    """Start the process backend's fork server now, without waiting for it: it imports its
-    preload (~0.5 s) while this process expands the cells, opens the store and plans, instead
-    of when the first task is submitted. No effect off Linux or if it already runs."""
-    if _process_context().get_start_method() == "forkserver":
-        from multiprocessing import forkserver
-
-        forkserver.ensure_running()
-
-
-@contextlib.contextmanager
-def _executor(backend: str, workers: int, scheduler: str | None) -> Iterator[Executor | None]:
-    if backend == "serial":
-        yield None
-    elif backend == "process":
-        context = _process_context()
-        with Lifeline(context) as lifeline:  # workers exit when this process dies
-            pool = ProcessPoolExecutor(
-                max_workers=workers,
-                mp_context=context,
-                initializer=lifeline.initializer,
-                initargs=lifeline.initargs,
-            )
-            try:
-                yield pool
-            except BaseException:
-                terminate_workers(pool)  # stop now: do not wait for running tasks
-                raise
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)
-    else:
-        try:
-            from distributed import Client, LocalCluster
-        except ImportError:  # pragma: no cover - depends on the installation
-            raise SpecError(
-                "backend", "'dask' needs the extra: pip install 'impactbandits[dask]'"
-            ) from None
-        cluster = None
-        if scheduler is None:
-            cluster = LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                silence_logs=40,
-            )
-            client = Client(cluster)
-        else:
-            try:
-                client = Client(scheduler, timeout=10)
-            except OSError as exc:
-                raise SpecError("scheduler", f"cannot reach {scheduler!r} ({exc})") from None
-        try:
-            yield client.get_executor(pure=False)
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
-
-
-def _execute(
-    tasks: list[Task],
-    executor: Executor | None,
-    limit: int,
-    on_records: Callable[[list[Record]], None],
-) -> None:
-    if executor is None:
-        for task in tasks:
-            on_records(run_task(task))
-        return
-    # On an exception, what is pending is dropped by the executor's context (`_executor`), not
-    # cancelled here: on Python 3.11, a future cancelled before the pool's workers are
-    # terminated makes the pool's manager thread fail (InvalidStateError, printed to stderr).
-    pending: set[Future[list[Record]]] = set()
-    queue = iter(tasks)
-    for task in queue:
-        pending.add(executor.submit(run_task, task))
-        if len(pending) >= limit:
-            break
-    while pending:
-        done, pending = wait(pending, return_when=FIRST_COMPLETED)
-        for future in done:
-            on_records(future.result())
-        for task in queue:
-            pending.add(executor.submit(run_task, task))
-            if len(pending) >= limit:
-                break
+    return settings.dedup()
 
 
 def run_experiment(
-    spec: ExperimentSpec,
+    spec: ExperimentSpec | Mapping[str, Any] | str | Path,
     run_dir: str | Path | None = None,
     backend: str = "process",
     workers: int | None = None,
@@ -347,20 +225,36 @@ def run_experiment(
     says so); a full disk raises :class:`~impactbandits.experiments.store.DiskFullError`
     (a ``StoreError``; what was stored is kept).
     """
-    if backend not in BACKENDS:
+    spec = _as_spec(spec)
+    if run_dir is not None and not isinstance(run_dir, str | os.PathLike):
+        raise SpecError(
+            "run_dir", f"must be a path (str or pathlib.Path), got {type(run_dir).__name__}"
+        )
+    for name, value in (("progress", progress), ("dedup", dedup)):
+        if value is not None and not isinstance(value, bool):
+            raise SpecError(name, f"must be True or False, got {value!r}")
+    if log is not None and not callable(log):
+        raise SpecError("log", f"must be a function taking one line, got {log!r}")
+    if not isinstance(backend, str) or backend not in BACKENDS:
         raise SpecError("backend", f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
+    if workers is not None and (
+        not isinstance(workers, int) or isinstance(workers, bool) or workers < 1
+    ):
         raise SpecError("workers", f"must be a positive integer, got {workers!r}")
-    if batch_size is not None and (not isinstance(batch_size, int) or batch_size < 1):
+    if batch_size is not None and (
+        not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1
+    ):
         raise SpecError("batch_size", f"must be a positive integer, got {batch_size!r}")
     if scheduler is not None and backend != "dask":
         raise SpecError("scheduler", "only used with --backend dask")
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise SpecError("scheduler", "must be an address such as 'tcp://host:8786'")
     kernels.planned()  # a bad IMPACTBANDITS_KERNELS is a SpecError here, not in a worker
-    n_workers = 1 if backend == "serial" else (workers or _default_workers())
+    n_workers = 1 if backend == "serial" else (workers or backends.default_workers())
     path = Path(run_dir) if run_dir is not None else default_run_dir(spec)
     check_run_dir(path)
     if backend == "process":
-        _start_fork_server()  # it imports its preload while the cells are expanded
+        backends.start_fork_server()  # it imports its preload while the cells are expanded
     cells = expand(spec)  # validates every component before the store is touched
     if dedup is None:
         dedup = _dedup_default()
@@ -374,7 +268,8 @@ def run_experiment(
         # connect to the backend first: an unreachable scheduler leaves no trace on disk
         with (
             sigterm_stops(),
-            _executor(backend, n_workers, scheduler) as executor,
+            TaskBoard() as board,
+            backends.executor(backend, n_workers, scheduler) as executor,
             run_dir_lock(path),  # one writer per run directory
             Store.create(path, spec, cells) as store,
         ):
@@ -410,7 +305,18 @@ def run_experiment(
                 bar(len(records))
 
             try:
-                _execute(tasks, executor, IN_FLIGHT_PER_WORKER * n_workers, on_records)
+                planned = board.path if backend == "process" else None
+                backends.execute(
+                    tasks, executor, IN_FLIGHT_PER_WORKER * n_workers, on_records, planned
+                )
+            except backends.Lost as lost:
+                kept = computed + reused
+                stored = (
+                    f"{kept} of {len(cells) * spec.seeds} results are stored in {path}"
+                    if kept
+                    else "no result was stored yet"
+                )
+                raise WorkerLost(backends.lost_message(lost, executor, board, stored)) from None
             finally:
                 bar(None)
     except (KeyboardInterrupt, TerminateRequest) as stop:
@@ -429,6 +335,29 @@ def run_experiment(
         raise
     _record_session(path, clock, total, computed, "finished")
     return RunSummary(path, len(cells), spec.seeds, computed, reused, simulated)
+
+
+def _as_spec(spec: Any) -> ExperimentSpec:
+    """``run_experiment``'s first argument as a validated spec: an :class:`ExperimentSpec`, a
+    mapping of its fields, or the path of a TOML file; anything else is a one-line error."""
+    if isinstance(spec, ExperimentSpec):
+        return spec
+    if isinstance(spec, SpecRecord):
+        raise SpecError(
+            "spec",
+            "a spec read from a run directory is data; to run it, validate it first with "
+            "ExperimentSpec.create(**record.to_dict()) (that imports the code it names: only "
+            "for specs you trust)",
+        )
+    if isinstance(spec, Mapping):
+        return spec_from_mapping(spec)
+    if isinstance(spec, str | os.PathLike):
+        return load_spec(spec)
+    raise SpecError(
+        "spec",
+        f"must be an ExperimentSpec, a mapping of its fields or the path of a TOML spec, got "
+        f"{type(spec).__name__}",
+    )
 
 
 def _record_session(

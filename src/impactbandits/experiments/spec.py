@@ -41,7 +41,15 @@ from impactbandits.registry import (
     validate_params,
 )
 
-__all__ = ["ComponentSpec", "ExperimentSpec", "component_spec", "load_spec", "parse_horizons"]
+__all__ = [
+    "ComponentSpec",
+    "ExperimentSpec",
+    "SpecRecord",
+    "component_spec",
+    "load_spec",
+    "parse_horizons",
+    "spec_record",
+]
 
 Metric = Literal["reward", "regret", "per_step_regret", "pulls", "switches", "phases"]
 DEFAULT_METRICS: tuple[Metric, ...] = ("reward", "regret", "per_step_regret", "pulls", "switches")
@@ -207,8 +215,13 @@ def parse_horizons(raw: Any, field: str = "horizons") -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
-class ExperimentSpec(BaseModel):
-    """Environments × policies × horizons × seeds. Immutable; :meth:`store_key` keys the store."""
+class SpecRecord(BaseModel):
+    """An experiment spec as data: what a run directory stores (``Store.spec()``), validated
+    by its own schema without resolving anything it names — no ``module:attr`` is imported,
+    no component is built. Readers (``export``, ``report``,
+    :func:`~impactbandits.experiments.tidy.tidy_table`) get this; a spec is run only as an
+    :class:`ExperimentSpec` (``ExperimentSpec.create(**record.to_dict())`` validates it again,
+    importing the code it names: do that only for specs you trust)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -216,12 +229,36 @@ class ExperimentSpec(BaseModel):
     description: str = ""
     environments: tuple[ComponentSpec, ...] = Field(min_length=1)
     policies: tuple[ComponentSpec, ...] = Field(min_length=1)
-    horizons: tuple[int, ...]
+    horizons: tuple[int, ...] = Field(min_length=1)
     seeds: int = Field(10, ge=1, le=1_000_000, description="number of replications")
     seed: int = Field(0, ge=0, le=2**63 - 1, description="root entropy")
     metrics: tuple[Metric, ...] = DEFAULT_METRICS
     checkpoints: int = Field(50, ge=2, le=10_000, description="trajectory points per run")
     output: str | None = None
+
+    def store_key(self, version: int = STORE_FORMAT) -> str:
+        """Hash of everything that decides the stored rows (not ``seeds``, ``output`` or text);
+        ``version``: the key an older version of the stored numbers gave (see
+        :data:`STORE_FORMAT`)."""
+        content = {
+            "format": version,
+            "name": self.name,
+            "environments": [[c.label, c.content()] for c in self.environments],
+            "policies": [[c.label, c.content(), c.environments] for c in self.policies],
+            "horizons": list(self.horizons),
+            "seed": self.seed,
+            "checkpoints": self.checkpoints,
+        }
+        return f"{stable_key(canonical_json(content)):016x}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class ExperimentSpec(SpecRecord):
+    """Environments × policies × horizons × seeds, every component resolved and its
+    parameters validated (what :func:`~impactbandits.experiments.runner.run_experiment` runs).
+    Immutable; :meth:`store_key` keys the store."""
 
     @model_validator(mode="before")
     @classmethod
@@ -270,24 +307,6 @@ class ExperimentSpec(BaseModel):
         data.update({k: v for k, v in changes.items() if v is not None})
         return spec_from_mapping(data)
 
-    def store_key(self, version: int = STORE_FORMAT) -> str:
-        """Hash of everything that decides the stored rows (not ``seeds``, ``output`` or text);
-        ``version``: the key an older version of the stored numbers gave (see
-        :data:`STORE_FORMAT`)."""
-        content = {
-            "format": version,
-            "name": self.name,
-            "environments": [[c.label, c.content()] for c in self.environments],
-            "policies": [[c.label, c.content(), c.environments] for c in self.policies],
-            "horizons": list(self.horizons),
-            "seed": self.seed,
-            "checkpoints": self.checkpoints,
-        }
-        return f"{stable_key(canonical_json(content)):016x}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
-
 
 def spec_from_mapping(data: Mapping[str, Any]) -> ExperimentSpec:
     """Validate a mapping (parsed TOML or keyword arguments) into an :class:`ExperimentSpec`."""
@@ -316,3 +335,14 @@ def load_spec(path: str | Path, **overrides: Any) -> ExperimentSpec:
         raise SpecError("spec", f"{path} is not valid TOML ({exc})") from None
     data.update({k: v for k, v in overrides.items() if v is not None})
     return spec_from_mapping(data)
+
+
+def spec_record(data: Any) -> SpecRecord:
+    """A stored spec (parsed JSON) read as data (:class:`SpecRecord`): nothing it names is
+    imported or built; a malformed one is a :class:`SpecError` naming the field."""
+    if not isinstance(data, Mapping):
+        raise SpecError("spec", "must be a table of fields")
+    try:
+        return SpecRecord.model_validate(dict(data))
+    except ValidationError as exc:
+        raise SpecError("", format_validation_error(exc, "", SpecRecord)) from None

@@ -6,12 +6,15 @@ present are neither recomputed nor duplicated (primary key ``(cell, seed)``). Th
 bound to one experiment by :meth:`~impactbandits.experiments.spec.ExperimentSpec.store_key`;
 opening it with a different experiment is refused before anything is written.
 
-Integrity (:mod:`~impactbandits.experiments.store_repair`): every row carries a checksum; reads
+Integrity (:mod:`~impactbandits.experiments.store_repair`; the files themselves:
+:mod:`~impactbandits.experiments.store_files`): every row carries a checksum; reads
 verify it and raise :class:`~impactbandits.experiments.store_repair.DamagedStoreError` (one
 line) on a damaged store, and :meth:`Store.create` (a run) checks the file and every row first:
 a damaged store is copied aside (``results.sqlite.damaged-<time>``) and rebuilt from its intact
-rows, so the run recomputes only what was lost. A full disk raises :class:`DiskFullError`; the
-transaction in progress is rolled back, so the store stays consistent.
+rows, so the run recomputes only what was lost (a file cut short too: from the rows on the pages
+that are left). A full disk raises :class:`DiskFullError`; the transaction in progress is rolled
+back, so the store stays consistent. Readers (:meth:`Store.open_existing`: export, report) open
+it read-only: they write nothing to it and need no free space.
 
 Payloads are binary blobs (:mod:`~impactbandits.experiments.payload`); stores written before
 hold JSON text, and a store may hold both (an old store resumed by a newer version). Both are
@@ -27,21 +30,32 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from impactbandits.errors import StoreError
+from impactbandits.errors import SpecError, StoreError
 from impactbandits.experiments.cells import Cell
 from impactbandits.experiments.payload import decode, decode_json, encode
-from impactbandits.experiments.spec import ExperimentSpec, spec_from_mapping
+from impactbandits.experiments.spec import ExperimentSpec, SpecRecord, spec_record
+from impactbandits.experiments.store_files import (
+    DiskFullError,
+    companions,
+    connect_cut_short,
+    cut_short,
+    disk_full_as_error,
+    first_page_lost,
+    is_disk_full,
+    open_read_only,
+    reads_cut_short,
+    remove_database,
+    remove_reader_files,
+    unreadable_store_error,
+)
 from impactbandits.experiments.store_repair import (
     DamagedStoreError,
-    DiskFullError,
     Scan,
     StoreWarning,
-    disk_full_as_error,
     has_checksums,
-    is_disk_full,
+    meta_value,
     quick_check,
     rebuild,
-    remove_database,
     rewrite_json_rows,
     row_checksum,
     scan,
@@ -92,9 +106,19 @@ def check_run_dir(path: Path, field: str = "output") -> None:
 class Store:
     """Open with :meth:`create` (for a run) or :meth:`open_existing` (for export/report)."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+    def __init__(
+        self,
+        path: Path,
+        connection: sqlite3.Connection,
+        read_only: bool = False,
+        created: tuple[Path, ...] = (),
+        cut: tuple[int, int] | None = None,
+    ) -> None:
         self.path = path
         self._db = connection
+        self._read_only = read_only
+        self._created = created  # -wal/-shm files a read-only connection made (removed on close)
+        self._cut = cut  # cut_short() of the file, if SQLite refused it as malformed
 
     @property
     def file(self) -> Path:
@@ -103,10 +127,23 @@ class Store:
     # -- opening ---------------------------------------------------------------------------------
     @staticmethod
     def _connect(db_path: Path) -> sqlite3.Connection:
-        db = sqlite3.connect(db_path, timeout=30.0, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        return db
+        """A connection that writes (a run); readers use :func:`open_read_only`. A file cut
+        short is opened as far as it goes (:func:`connect_cut_short`), for :func:`scan` and
+        the rebuild."""
+
+        def connect(allow_cut: bool) -> sqlite3.Connection:
+            db = sqlite3.connect(db_path, timeout=30.0, isolation_level=None)
+            try:
+                if allow_cut:
+                    db.execute("PRAGMA writable_schema=ON")
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+            except BaseException:
+                db.close()
+                raise
+            return db
+
+        return connect_cut_short(db_path, connect)[0]
 
     @classmethod
     def create(cls, run_dir: str | Path, spec: ExperimentSpec, cells: list[Cell]) -> Store:
@@ -120,32 +157,33 @@ class Store:
         if db_path.exists() and _is_blank(db_path):
             remove_database(db_path)  # a run killed before writing the schema: start afresh
         if db_path.exists():
-            store = cls.open_existing(run_dir)
+            store = cls._open(run_dir, write=True)
             try:
-                stored_key = store.meta("store_key")
-            except DamagedStoreError:
+                stored_key = meta_value(store._db, "store_key")
+            except sqlite3.DatabaseError:
+                stored_key = None  # lost: the cells of the surviving rows are checked instead
+            if stored_key is not None and stored_key != spec.store_key():
                 store.close()
-                raise StoreError(
-                    f"output: {str(db_path)!r} is damaged beyond repair (its metadata cannot be "
-                    "read); move it away and run again"
-                ) from None
-            if stored_key != spec.store_key() and stored_key == spec.store_key(version=1):
-                store.close()
-                raise StoreError(
-                    f"output: {str(run_dir)!r} holds this experiment's results from an older "
-                    "version (store format 1, before the counter-based noise of CHANGELOG.md); "
-                    "new results would not mix with them: choose another --out (report and "
-                    "export still read it)"
-                )
-            if stored_key != spec.store_key():
-                store.close()
+                if stored_key == spec.store_key(version=1):
+                    raise StoreError(
+                        f"output: {str(run_dir)!r} holds this experiment's results from an "
+                        "older version (store format 1, before the counter-based noise of "
+                        "CHANGELOG.md); new results would not mix with them: choose another "
+                        "--out (report and export still read it)"
+                    )
+                try:
+                    name = store_name(run_dir)
+                except (sqlite3.DatabaseError, ValueError, AttributeError):
+                    name = "?"  # its spec is damaged: the key says enough
                 raise StoreError(
                     f"output: {str(run_dir)!r} holds results of another experiment "
-                    f"({store_name(run_dir)!r}, key {stored_key}); choose another --out"
+                    f"({name!r}, key {stored_key}); choose another --out"
                 )
             try:
                 with disk_full_as_error(f"updating the store in {run_dir}"):
-                    found = scan(store._db)
+                    found = scan(store._db, len(cells) * spec.seeds, store._cut)
+                    if stored_key is None:
+                        _check_cells(db_path, found, cells)
                     if found.is_damaged:
                         store = store._rebuild(spec, cells, found)
                     store._add_checksum_column()
@@ -209,24 +247,68 @@ class Store:
 
     @classmethod
     def open_existing(cls, run_dir: str | Path) -> Store:
-        run_dir = Path(run_dir)
+        """Open for reading: read-only, needing no free space, writing nothing to the store
+        (:func:`~impactbandits.experiments.store_repair.open_read_only`); a method that
+        writes (:meth:`append_session`, :meth:`migrate`) reopens it writable first."""
+        return cls._open(Path(run_dir), write=False)
+
+    @classmethod
+    def _open(cls, run_dir: Path, write: bool) -> Store:
         db_path = run_dir / STORE_FILE
+        field = "output" if write else "run_dir"
         if not db_path.is_file():
             raise StoreError(
-                f"run_dir: {str(run_dir)!r} has no {STORE_FILE}; run an experiment there first"
+                f"{field}: {str(run_dir)!r} has no {STORE_FILE}; run an experiment there first"
             )
+        if 0 < db_path.stat().st_size < 512:  # shorter than any first page: SQLite would
+            lost = first_page_lost(db_path, field)  # make -wal/-shm files before refusing it
+            if lost is not None:
+                raise lost
+        created: tuple[Path, ...] = ()
+        before = {path for path in companions(db_path) if path.exists()}
         try:
-            db = cls._connect(db_path)
-            db.execute("SELECT value FROM meta WHERE key = 'store_key'").fetchone()
+            if write:
+                db = cls._connect(db_path)
+                # cut short: damaged, to be rebuilt (reading the header is safe enough now)
+                cut = cut_short(db_path) if reads_cut_short(db) else None
+            else:
+                db, created, cut = open_read_only(db_path)
         except sqlite3.DatabaseError as exc:
+            # e.g. a full disk: the -wal/-shm files a failed writer made are not left behind
+            remove_reader_files(db_path, set(companions(db_path)) - before)
+            raise unreadable_store_error(db_path, exc, field) from None
+        store = cls(run_dir, db, read_only=not write, created=created, cut=cut)
+        try:
+            tables = {str(name) for (name,) in db.execute("SELECT name FROM sqlite_master")}
+        except sqlite3.DatabaseError as exc:
+            store.close()
+            raise unreadable_store_error(db_path, exc, field) from None
+        missing = [name for name in ("meta", "cells", "results") if name not in tables]
+        if missing:
+            store.close()
+            lost = first_page_lost(db_path, field) if cut is not None else None
+            if lost is not None:
+                raise lost
             raise StoreError(
-                f"run_dir: {str(db_path)!r} is not a results store, or is damaged beyond repair "
-                f"({exc}); move it away or choose another directory"
-            ) from None
-        return cls(run_dir, db)
+                f"{field}: {str(db_path)!r} is not a results store (it has no {missing[0]!r} "
+                "table); move it away or choose another directory"
+            )
+        return store
+
+    def _writer(self) -> sqlite3.Connection:
+        """The connection, reopened writable if the store was opened for reading."""
+        if self._read_only:
+            self._db.close()
+            self._db = Store._connect(self.file)  # removes the reader's -wal/-shm on closing
+            self._read_only = False
+            self._created = ()
+        return self._db
 
     def close(self) -> None:
         self._db.close()
+        if self._read_only and self._created:
+            remove_reader_files(self.file, self._created)
+            self._created = ()
 
     def __enter__(self) -> Store:
         return self
@@ -238,16 +320,17 @@ class Store:
     def _add_checksum_column(self) -> None:
         """Stores made before checksums get the column (``NULL``: not verified)."""
         if not has_checksums(self._db):
-            self._db.execute("ALTER TABLE results ADD COLUMN crc INTEGER")
+            self._writer().execute("ALTER TABLE results ADD COLUMN crc INTEGER")
 
     def check(self) -> None:
-        """Raise :class:`DamagedStoreError` if ``PRAGMA quick_check`` finds the file damaged."""
-        if quick_check(self._db) is not None:
+        """Raise :class:`DamagedStoreError` if ``PRAGMA quick_check`` finds the file damaged,
+        or the file is cut short (shorter than its header says)."""
+        if quick_check(self._db) is not None or self._cut is not None:
             raise self._damaged()
 
     def _damaged(self) -> DamagedStoreError:
         """The error for a damaged store, with the count of damaged results (a full scan)."""
-        return DamagedStoreError(self.file, scan(self._db))
+        return DamagedStoreError(self.file, scan(self._db, cut=self._cut))
 
     def _rebuild(self, spec: ExperimentSpec, cells: list[Cell], found: Scan) -> Store:
         """Keep a copy of this damaged store, replace it with a new one holding its intact rows
@@ -258,11 +341,11 @@ class Store:
             lambda path: Store._initialize(self.path, path, spec, cells)._db,
             found,
         )
-        return Store.open_existing(self.path)
+        return Store._open(self.path, write=True)
 
     # -- metadata --------------------------------------------------------------------------------
     def _transaction(self) -> Any:
-        db = self._db
+        db = self._writer()
 
         class _Tx:
             def __enter__(self) -> None:
@@ -282,7 +365,7 @@ class Store:
         return _Tx()
 
     def _write_spec(self, spec: ExperimentSpec) -> None:
-        self._db.execute(
+        self._writer().execute(
             "INSERT OR REPLACE INTO meta VALUES ('spec', ?)", (json.dumps(spec.to_dict()),)
         )
 
@@ -296,6 +379,7 @@ class Store:
     def append_session(self, session: dict[str, Any]) -> None:
         """Add one runner session (:class:`~impactbandits.experiments.provenance.Session` as
         JSON) to the ``"sessions"`` list in ``meta``."""
+        self._writer()
         raw = self.meta("sessions")
         sessions = json.loads(raw) if raw else []
         sessions.append(session)
@@ -303,11 +387,20 @@ class Store:
             "INSERT OR REPLACE INTO meta VALUES ('sessions', ?)", (json.dumps(sessions),)
         )
 
-    def spec(self) -> ExperimentSpec:
+    def spec(self) -> SpecRecord:
+        """The stored spec, read as data (:class:`~impactbandits.experiments.spec.SpecRecord`):
+        nothing it names is imported or called, so any run directory can be read safely."""
         raw = self.meta("spec")
         if raw is None:
             raise StoreError(f"run_dir: {str(self.path)!r} has no experiment spec")
-        return spec_from_mapping(json.loads(raw))
+        try:
+            return spec_record(json.loads(raw))
+        except (ValueError, SpecError) as exc:  # JSONDecodeError is a ValueError
+            problem = str(exc) if isinstance(exc, SpecError) else f"not JSON: {exc}"
+            raise StoreError(
+                f"run_dir: the experiment spec stored in {str(self.file)!r} is malformed "
+                f"({problem})"
+            ) from None
 
     # -- results ---------------------------------------------------------------------------------
     def finished(self) -> set[tuple[str, int]]:
@@ -404,7 +497,7 @@ class Store:
         self._add_checksum_column()
         with disk_full_as_error(f"migrating the store in {self.path}"):
             try:
-                return rewrite_json_rows(self._db, batch)
+                return rewrite_json_rows(self._writer(), batch)
             except (sqlite3.DatabaseError, ValueError) as exc:
                 if is_disk_full(exc):
                     raise
@@ -420,12 +513,33 @@ def store_name(run_dir: Path) -> str:
     return json.loads(row[0]).get("name", "?") if row else "?"
 
 
+def _check_cells(db_path: Path, found: Scan, cells: list[Cell]) -> None:
+    """A store whose key is lost is rebuilt for this spec only if every cell it still names
+    (of its intact rows and its cell table) is one of the spec's: else it is another
+    experiment's (cell keys hash everything that decides a cell's results)."""
+    foreign = found.cell_keys - {c.key for c in cells}
+    if foreign:
+        raise StoreError(
+            f"output: {str(db_path)!r} is damaged and its metadata is lost, and it names "
+            f"{len(foreign)} cells this spec does not have (e.g. {min(foreign)!r}): another "
+            "experiment's store; move it away or choose another --out"
+        )
+
+
 def _is_blank(db_path: Path) -> bool:
     """Whether ``db_path`` holds no table at all (created, then killed before the schema)."""
     if db_path.stat().st_size == 0:
         return True
+    if db_path.stat().st_size < 512 and first_page_lost(db_path, "output") is not None:
+        return False  # cut short: opening it would only make -wal/-shm files; reported next
     try:
-        with closing(sqlite3.connect(db_path)) as db:
-            return db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
+        db, created, _ = open_read_only(db_path)
     except sqlite3.DatabaseError:
         return False  # not readable as a database: the damage checks report it
+    try:
+        return db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
+    except sqlite3.DatabaseError:
+        return False
+    finally:
+        db.close()
+        remove_reader_files(db_path, created)

@@ -1,5 +1,5 @@
-"""Integrity of the results store: per-row checksums, damage scans, copies of damaged files,
-full disks.
+"""Integrity of the results store: per-row checksums, damage scans, copies of damaged files
+and rebuilds from the intact rows.
 
 Every result row written since checksums were introduced carries ``crc``, the CRC32 of its key
 and payload (:func:`row_checksum`: the bytes of a binary payload, see
@@ -10,39 +10,46 @@ reads every row, and where the file is damaged (a page that raises ``sqlite3.Dat
 it reads row by row, so one broken page costs only the rows on it. The store
 (:mod:`impactbandits.experiments.store`) uses the scan to refuse exports of damaged stores and
 to rebuild them before a run.
+
+A file cut short is read as far as it goes
+(:mod:`~impactbandits.experiments.store_files`): rows are never deleted, so their rowids run
+from 1 without gaps; where the largest cannot be read (it was on a lost page), the cells ×
+seeds of the stored spec bound the search.
 """
 
 from __future__ import annotations
 
-import contextlib
-import errno
+import json
 import os
 import shutil
 import sqlite3
 import time
 import warnings
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from impactbandits.errors import StoreError
 from impactbandits.experiments.payload import decode, decode_json, encode
+from impactbandits.experiments.store_files import (
+    database_files,
+    disk_full_as_error,
+    first_line,
+    remove_database,
+)
 
 __all__ = [
     "DamagedStoreError",
-    "DiskFullError",
     "Scan",
     "StoreWarning",
     "copy_rows",
-    "disk_full_as_error",
     "has_checksums",
-    "is_disk_full",
     "keep_copy",
+    "meta_value",
     "quick_check",
     "rebuild",
-    "remove_database",
     "rewrite_json_rows",
     "row_checksum",
     "scan",
@@ -70,17 +77,12 @@ def quick_check(db: sqlite3.Connection) -> str | None:
     try:
         rows = db.execute("PRAGMA quick_check").fetchall()
     except sqlite3.DatabaseError as exc:
-        return _first_line(str(exc))
+        return first_line(str(exc))
     messages = [str(row[0]) for row in rows]
     if messages == ["ok"]:
         return None
     lines = [line for m in messages for line in m.splitlines() if not line.startswith("***")]
-    return _first_line(lines[0] if lines else messages[0])
-
-
-def _first_line(text: str, width: int = 120) -> str:
-    line = (text.strip().splitlines() or [""])[0]
-    return line if len(line) <= width else line[: width - 1] + "…"
+    return first_line(lines[0] if lines else messages[0])
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,17 @@ class Scan:
     damaged: int
     file_problem: str | None
     """First complaint of ``PRAGMA quick_check`` (``None``: the file's structure is sound)."""
+    unsure: int = 0
+    """Rows the stored spec asks for that cannot be read and lie past the last row known to
+    exist (on lost pages, where SQLite cannot tell): lost, or never stored."""
+    lost: tuple[str, ...] = ()
+    """Parts other than results that cannot be read: ``"metadata"`` (the store key or the
+    spec), ``"run history"``, ``"cell table"``."""
+    cut: tuple[int, int] | None = None
+    """``(bytes left, bytes the header promises)`` if the file is cut short
+    (:func:`~impactbandits.experiments.store_files.cut_short`)."""
+    cell_keys: frozenset[str] = frozenset()
+    """Cell keys of the intact rows and of the readable rows of the cell table."""
 
     @property
     def rows(self) -> int:
@@ -98,45 +111,47 @@ class Scan:
 
     @property
     def is_damaged(self) -> bool:
-        return self.damaged > 0 or self.file_problem is not None
+        return bool(
+            self.damaged
+            or self.unsure
+            or self.lost
+            or self.cut is not None
+            or self.file_problem is not None
+        )
 
     def describe(self) -> str:
-        """``"3 of 60 stored results lost"`` (or the file problem if none is lost)."""
-        if self.damaged:
-            return f"{self.damaged} of {self.rows} stored results lost"
-        return f"its file structure is damaged: {self.file_problem}; no result lost"
+        """``"3 of 60 stored results lost"`` (or the file problem if none is lost); for a file
+        cut short or parts lost, what is left: ``"the file is cut short: 4,196 of its 1,470,464
+        bytes are left; its metadata and cell table are lost; ..."``."""
+        parts = []
+        if self.cut is not None:
+            left, total = self.cut
+            parts.append(f"the file is cut short: {left:,} of its {total:,} bytes are left")
+        if self.lost:
+            verb = "is" if len(self.lost) == 1 else "are"
+            parts.append(f"its {_join(self.lost)} {verb} lost")
+        if self.unsure:
+            readable = f"{len(self.good)} stored results" if self.good else "no stored result"
+            parts.append(f"{readable} can be read, up to {self.damaged + self.unsure} are lost")
+        elif self.damaged:
+            parts.append(f"{self.damaged} of {self.rows} stored results lost")
+        elif not parts:
+            problem = self.file_problem or "a read failed"
+            return f"its file structure is damaged: {problem}; no result lost"
+        elif self.good:
+            parts.append(f"its {len(self.good)} stored results are intact")
+        else:
+            parts.append("no stored result can be read")
+        return "; ".join(parts)
+
+
+def _join(words: tuple[str, ...]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 class StoreWarning(UserWarning):
     """Something the reader of a store should know: seeds not shown, results missing, a
     damaged store rebuilt. The CLI prints these as ``warning: ...`` lines."""
-
-
-class DiskFullError(StoreError):
-    """The disk filled up while writing; what was committed before is kept and consistent."""
-
-
-def is_disk_full(exc: BaseException) -> bool:
-    """``SQLITE_FULL`` from SQLite, or ``ENOSPC``/``EDQUOT`` from the operating system."""
-    if isinstance(exc, sqlite3.OperationalError):
-        code = getattr(exc, "sqlite_errorcode", None)
-        return (code is not None and code & 0xFF == sqlite3.SQLITE_FULL) or (
-            "database or disk is full" in str(exc)
-        )
-    return isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT)
-
-
-@contextlib.contextmanager
-def disk_full_as_error(what: str) -> Iterator[None]:
-    """Turn a full disk into ``DiskFullError("output: disk full while WHAT; ...")``."""
-    try:
-        yield
-    except (sqlite3.OperationalError, OSError) as exc:
-        if not is_disk_full(exc):
-            raise
-        raise DiskFullError(
-            f"output: disk full while {what}; free space and run the same command again"
-        ) from None
 
 
 def verified_payload(
@@ -203,9 +218,12 @@ def _row_ok(row: tuple[Any, ...]) -> bool:
     return verified_payload(cell, seed, payload, None) is not None
 
 
-def _rowids(db: sqlite3.Connection) -> set[int]:
-    """Every rowid that can be found: through the key index, through the table, and the range
-    up to the largest rowid (rows are never deleted, so rowids are dense)."""
+def _rowids(db: sqlite3.Connection, expected: int | None) -> tuple[set[int], int]:
+    """Every rowid that may hold a row, and the largest known to hold one.
+
+    Found through the key index, through the table, and the range up to the largest rowid
+    (rows are never deleted, so rowids are dense); where the largest cannot be read (its page
+    is lost), ``expected`` (the rows the stored spec asks for) extends the range."""
     found: set[int] = set()
     table: set[int] = set()
     for query, into in (
@@ -221,38 +239,95 @@ def _rowids(db: sqlite3.Connection) -> set[int]:
         top = db.execute("SELECT max(rowid) FROM results").fetchone()[0]
     except sqlite3.DatabaseError:
         top = None
+    known = max(int(top or 0), max(table, default=0), max(found, default=0))
     last = max(int(top or 0), max(table, default=0))
     if last <= 4 * (len(found | table) + 1000):  # a garbage rowid must not explode the range
         found.update(range(1, last + 1))
-    return found | table
+    if expected:
+        found.update(range(1, expected + 1))
+    return found | table, known
 
 
-def _row_by_row(db: sqlite3.Connection, query: str) -> tuple[list[int], int]:
+def _row_by_row(
+    db: sqlite3.Connection, query: str, expected: int | None
+) -> tuple[list[int], int, int, set[str]]:
+    """``(good rowids, damaged, unsure, cell keys of the good rows)``: see :class:`Scan`."""
     good: list[int] = []
+    cells: set[str] = set()
     damaged = 0
-    for rowid in sorted(_rowids(db)):
+    unreadable: list[int] = []
+    rowids, known = _rowids(db, expected)
+    for rowid in sorted(rowids):
         try:
             row = db.execute(f"{query} WHERE rowid = ?", (rowid,)).fetchone()
         except sqlite3.DatabaseError:
-            damaged += 1
+            unreadable.append(rowid)
             continue
         if row is None:
             continue  # a gap, not a row
+        known = max(known, rowid)
         if _row_ok(row):
             good.append(rowid)
+            cells.add(row[1])
         else:
             damaged += 1
-    return good, damaged
+    unsure = sum(1 for rowid in unreadable if rowid > known)
+    return good, damaged + len(unreadable) - unsure, unsure, cells
 
 
-def scan(db: sqlite3.Connection) -> Scan:
+def meta_value(db: sqlite3.Connection, key: str) -> str | None:
+    """The ``meta`` value of ``key`` (``None`` if it is not stored, or not text); raises
+    ``sqlite3.DatabaseError`` if it cannot be read."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row is not None and isinstance(row[0], str) else None
+
+
+def _parts(db: sqlite3.Connection) -> tuple[tuple[str, ...], set[str], int | None]:
+    """``(lost parts, cell keys of the cell table, rows the stored spec asks for)``: the
+    parts other than results (:attr:`Scan.lost`), the cells that can be read and, if the spec
+    and the cell table can be read, their cells × seeds."""
+    lost: list[str] = []
+    seeds: int | None = None
+    for key in ("store_key", "spec"):
+        try:
+            value = meta_value(db, key)
+            if key == "spec" and isinstance(value, str):
+                seeds = int(json.loads(value)["seeds"])
+        except (sqlite3.DatabaseError, ValueError, KeyError, TypeError):
+            value = None
+        if not isinstance(value, str) and "metadata" not in lost:
+            lost.append("metadata")
+    try:
+        meta_value(db, "sessions")
+    except sqlite3.DatabaseError:
+        lost.append("run history")
+    cells: set[str] = set()
+    try:
+        for (cell,) in db.execute("SELECT cell FROM cells"):
+            cells.add(str(cell))
+        n_cells: int | None = len(cells)
+        db.execute("SELECT * FROM cells").fetchall()  # every column, not only the key
+    except sqlite3.DatabaseError:
+        lost.append("cell table")
+        n_cells = None
+    expected = None if seeds is None or n_cells is None else n_cells * max(seeds, 0)
+    return tuple(lost), cells, expected
+
+
+def scan(
+    db: sqlite3.Connection, expected: int | None = None, cut: tuple[int, int] | None = None
+) -> Scan:
     """Check the file (``PRAGMA quick_check``) and verify every result row; see the module
-    docstring. Reads the whole table: about 2 s per GB of results."""
+    docstring. ``expected``: the rows the current spec asks for (cells × seeds), which bounds
+    the search where the last rows are lost (the stored spec's bound is used too); ``cut``:
+    :func:`~impactbandits.experiments.store_files.cut_short` of the file. Reads the whole table:
+    about 2 s per GB of results."""
     problem = quick_check(db)
     try:
         query = _select(db)
     except sqlite3.DatabaseError as exc:  # the schema itself is unreadable
-        return Scan((), 0, problem or _first_line(str(exc)))
+        return Scan((), 0, problem or first_line(str(exc)), cut=cut)
+    lost, cells, stored = _parts(db)
     if problem is None:
         try:
             good: list[int] = []
@@ -260,25 +335,15 @@ def scan(db: sqlite3.Connection) -> Scan:
             for row in db.execute(query):
                 if _row_ok(row):
                     good.append(int(row[0]))
+                    cells.add(row[1])
                 else:
                     damaged += 1
-            return Scan(tuple(good), damaged, None)
+            return Scan(tuple(good), damaged, None, 0, lost, cut, frozenset(cells))
         except sqlite3.DatabaseError as exc:
-            problem = _first_line(str(exc))
-    good, damaged = _row_by_row(db, query)
-    return Scan(tuple(good), damaged, problem)
-
-
-def _database_files(path: Path) -> Iterator[Path]:
-    yield path
-    for suffix in ("-wal", "-shm"):
-        yield path.with_name(path.name + suffix)
-
-
-def remove_database(path: Path) -> None:
-    """Delete an SQLite file and its ``-wal``/``-shm`` companions (if present)."""
-    for file in _database_files(path):
-        file.unlink(missing_ok=True)
+            problem = first_line(str(exc))
+    bound = max(expected or 0, stored or 0) or None
+    good, damaged, unsure, found = _row_by_row(db, query, bound)
+    return Scan(tuple(good), damaged, problem, unsure, lost, cut, frozenset(cells | found))
 
 
 def keep_copy(db_path: Path) -> Path:
@@ -290,7 +355,7 @@ def keep_copy(db_path: Path) -> Path:
         number += 1
         target = db_path.with_name(f"{db_path.name}.damaged-{stamp}-{number}")
     try:
-        for source, copy in zip(_database_files(db_path), _database_files(target), strict=True):
+        for source, copy in zip(database_files(db_path), database_files(target), strict=True):
             if source.name.endswith("-shm") or not source.exists():
                 continue  # the shared-memory index is rebuilt from the WAL
             if source.name.endswith("-wal") and source.stat().st_size == 0:
@@ -366,6 +431,17 @@ def rewrite_json_rows(db: sqlite3.Connection, batch: int = _COPY_BATCH) -> int:
         done += len(updates)
 
 
+def _copy_sessions(source: sqlite3.Connection, target: sqlite3.Connection) -> None:
+    """Copy the run history (``meta`` ``"sessions"``, a JSON list) if it can be read."""
+    try:
+        raw = meta_value(source, "sessions")
+        sessions = json.loads(raw) if isinstance(raw, str) else None
+    except (sqlite3.DatabaseError, ValueError):
+        return
+    if isinstance(sessions, list):
+        target.execute("INSERT OR REPLACE INTO meta VALUES ('sessions', ?)", (raw,))
+
+
 def rebuild(
     damaged: sqlite3.Connection,
     db_path: Path,
@@ -373,8 +449,9 @@ def rebuild(
     found: Scan,
 ) -> Path:
     """Replace the damaged store at ``db_path`` (open as ``damaged``, which is closed) with a
-    new one holding its intact rows ``found.good``; ``initialize(path)`` makes an empty store
-    for this experiment. A copy of the damaged file is kept (its path is returned) and a
+    new one holding its intact rows ``found.good`` and its run history (if readable);
+    ``initialize(path)`` makes an empty store for this experiment (cells and metadata from the
+    current spec). A copy of the damaged file is kept (its path is returned) and a
     :class:`StoreWarning` says what happened. Nothing is replaced if this fails."""
     with disk_full_as_error(f"keeping a copy of the damaged store {str(db_path)!r}"):
         copy = keep_copy(db_path)
@@ -383,6 +460,7 @@ def rebuild(
     try:
         fresh = initialize(fresh_path)
         try:
+            _copy_sessions(damaged, fresh)
             copy_rows(damaged, fresh, found.good)
         finally:
             fresh.close()
@@ -394,7 +472,7 @@ def rebuild(
     for suffix in ("-wal", "-shm"):
         db_path.with_name(db_path.name + suffix).unlink(missing_ok=True)
     os.replace(fresh_path, db_path)
-    lost = "; the lost ones are recomputed" if found.damaged else ""
+    lost = "; the lost ones are recomputed" if found.damaged or found.unsure else ""
     warnings.warn(
         f"{db_path} was damaged ({found.describe()}); kept a copy as {copy.name} and "
         f"rebuilt it from the {len(found.good)} intact results{lost}",

@@ -23,6 +23,7 @@ from impactbandits.core.spaces import InvalidAction
 from impactbandits.errors import SpecError
 from impactbandits.experiments.cells import Task
 from impactbandits.experiments.payload import encode
+from impactbandits.experiments.processes import claim
 from impactbandits.experiments.spec import ComponentSpec
 from impactbandits.registry import (
     ENVIRONMENTS,
@@ -34,7 +35,7 @@ from impactbandits.registry import (
 )
 from impactbandits.usercode import Components, import_paths, reporting
 
-__all__ = ["ORACLE_CACHE", "OracleCache", "Record", "run_task"]
+__all__ = ["ORACLE_CACHE", "OracleCache", "Record", "run_claimed", "run_task"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,14 @@ def run_task(task: Task) -> list[Record]:
     return [replace(r, seconds=seconds) for r in records] + [
         Record(first.cell, int(seed), first.payload, seconds) for seed in task.copies
     ]
+
+
+def run_claimed(task: Task, board: str | None) -> list[Record]:
+    """:func:`run_task` with the task claimed on a
+    :class:`~impactbandits.experiments.processes.TaskBoard` (``board``: its directory; the
+    process backend), so that the runner can say which task a worker that died was running."""
+    with claim(board, task.describe()):
+        return run_task(task)
 
 
 def built_in(component: ComponentSpec, table: Mapping[str, str] = POLICIES) -> bool:

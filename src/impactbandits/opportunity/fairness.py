@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from impactbandits import loader
 from impactbandits.errors import SpecError
 
 __all__ = [
@@ -145,13 +146,37 @@ class CallableFairness(FairnessFunction):
     interval: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
     lipschitz: float = 1.0
     seed: int = field(default=0)
+    name: str = ""
+    """How the spec names it (``"module:function"``), for errors."""
 
     def __call__(self, mu: np.ndarray) -> np.ndarray:
-        return np.asarray(self.function(np.asarray(mu, dtype=float)), dtype=float)
+        mu = np.asarray(mu, dtype=float)
+        return self._checked(self.function(mu), mu.shape, "")
+
+    def _checked(self, values: object, shape: tuple[int, ...], what: str) -> np.ndarray:
+        """``values`` as floats of ``shape``; anything else is a one-line error naming the
+        function (a user function that returns nonsense must not run on)."""
+        who = f"{self.name or 'the fairness function'}{what}"
+        try:
+            out = np.asarray(values, dtype=float)
+        except (TypeError, ValueError):
+            raise SpecError(
+                "fairness", f"{who} returned {type(values).__name__}; it must return numbers"
+            ) from None
+        if out.shape != shape:
+            raise SpecError(
+                "fairness",
+                f"{who} returned shape {out.shape} for means of shape {shape}; it must return "
+                "one value per arm",
+            )
+        if not np.all(np.isfinite(out)):
+            raise SpecError("fairness", f"{who} returned NaN or infinity")
+        return out
 
     def range(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
         if self.interval is not None:
-            return np.asarray(self.interval(lower, upper), dtype=float)
+            shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
+            return self._checked(self.interval(lower, upper), shape, "'s interval")
         lower, upper = np.asarray(lower, float), np.asarray(upper, float)
         if lower.ndim > 1:
             return np.stack([self.range(lo, up) for lo, up in zip(lower, upper, strict=True)])
@@ -201,14 +226,12 @@ def make_fairness(kind: str, n_arms: int, softmax_c: float = 1.0) -> FairnessFun
     if kind == "softmax":
         return SoftmaxFairness(c=softmax_c)
     if ":" in kind:
-        from impactbandits.registry import load_path
-
-        target = load_path(kind, "fairness")
-        if not callable(target) or isinstance(target, type):
-            raise SpecError(
-                "fairness", f"{kind!r} is not a function or a FairnessFunction instance"
-            )
-        return target if isinstance(target, FairnessFunction) else CallableFairness(target)
+        wanted = "a function of the means or a FairnessFunction instance"
+        expected = loader.function(wanted, instance_of=FairnessFunction)
+        target = loader.load(kind, "fairness", expected)
+        if isinstance(target, FairnessFunction):
+            return target
+        return CallableFairness(target, name=kind)
     allowed = ", ".join(FAIRNESS_KINDS)
     raise SpecError(
         "fairness", f"unknown fairness function {kind!r}; allowed: {allowed} or 'module:function'"

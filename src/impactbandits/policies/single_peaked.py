@@ -13,8 +13,10 @@ All are batched over replications. Ties go to the lowest arm index.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
+from pydantic import Field
 
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
@@ -22,7 +24,10 @@ from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.core.variants import Variant, refresh_stale
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat, PositiveFloat, Probability
+from impactbandits.params import NonNegativeFloat, PositiveFloat
+
+if TYPE_CHECKING:
+    from impactbandits.core.environment import Environment
 
 __all__ = ["SPO", "LastRewardGreedy", "OneStepOptimistic", "SPODelta", "linear_optimistic_sum"]
 
@@ -146,6 +151,14 @@ class OneStepOptimistic(_LastTwo):
         return refresh_stale(self._index, fresh, None if first else self._pulled)
 
 
+def _noisy(environment: Environment) -> bool:
+    """Whether observations carry noise: a rested bandit says so by its ``noise``; otherwise
+    any environment that is not :attr:`~impactbandits.core.environment.Environment.
+    deterministic` counts as noisy."""
+    noise = getattr(environment, "noise", None)
+    return noise != "none" if isinstance(noise, str) else not environment.deterministic
+
+
 class SPO(_LastTwo):
     """Single-Peaked Optimism (Lindner et al. 2021, Algorithm 1 and §4).
 
@@ -190,6 +203,18 @@ class SPO(_LastTwo):
 
     def _half_width(self, horizon: int) -> float:
         return self.noise_bound
+
+    def caution(self, environment: Environment) -> str | None:
+        """Algorithm 1 (``noise_bound = 0``) assumes exact observations: on noisy ones it
+        takes noise for slope and can settle on a wrong arm (26 of 30 seeds failed at
+        T = 5000, σ = 0.05 in a reviewer's run)."""
+        if self.noise_bound > 0 or not _noisy(environment):
+            return None
+        return (
+            "'spo' with noise_bound = 0 is Lindner et al.'s noise-free Algorithm 1, but the "
+            "observations are noisy: give noise_bound (a bound on the noise, §4) or use "
+            "'spo-delta' with the noise's sigma (Corollary 1)"
+        )
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
         if horizon is None:
@@ -268,11 +293,18 @@ class SPODelta(SPO):
     ``failure_probability`` ε = 0.05; ``sigma`` must be given.
     """
 
-    def __init__(self, sigma: PositiveFloat, failure_probability: Probability = 0.05) -> None:
+    def __init__(
+        self,
+        sigma: PositiveFloat,
+        failure_probability: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.05,
+    ) -> None:
         if not 0 < failure_probability < 1:
             raise SpecError("failure_probability", "must be in (0, 1)")
         super().__init__(noise_bound=0.0)
         self.sigma, self.failure_probability = float(sigma), float(failure_probability)
+
+    def caution(self, environment: Environment) -> str | None:
+        return None  # its intervals come from sigma, not from noise_bound
 
     def _half_width(self, horizon: int) -> float:
         from scipy.special import ndtri  # what scipy.stats.norm.ppf calls, without its import

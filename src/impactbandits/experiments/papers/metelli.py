@@ -29,7 +29,13 @@ from typing import Any
 
 from matplotlib.figure import Figure as MplFigure
 
-from impactbandits.experiments.figures import Figure, load_run, quick_name, save_png
+from impactbandits.experiments.figures import (
+    Figure,
+    built_in_environment,
+    load_run,
+    quick_name,
+    save_png,
+)
 from impactbandits.experiments.spec import ExperimentSpec
 
 FULL_T, QUICK_T = 50_000, 5_000
@@ -77,12 +83,11 @@ def render(run_dir: Path) -> list[Path]:
     against the round t with 95% bands, as the paper's plots."""
     from impactbandits.experiments.plots import plot_metric_vs_time
     from impactbandits.experiments.rested_figures import plot_curves
-    from impactbandits.registry import build_environment
 
     spec, table = load_run(run_dir, trajectories=True)
     paths = []
     for number, env_spec in enumerate(spec.environments):
-        env = build_environment(env_spec.kind, env_spec.params)
+        env = built_in_environment(env_spec)
         fig = MplFigure(figsize=(11, 4.2), layout="constrained")
         left, right = fig.subplots(1, 2)
         plot_curves(env.curves[:, : max(spec.horizons)], left)  # type: ignore[attr-defined]

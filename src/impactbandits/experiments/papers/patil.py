@@ -29,7 +29,13 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
-from impactbandits.experiments.figures import Figure, load_run, quick_name, save_png
+from impactbandits.experiments.figures import (
+    Figure,
+    built_in_environment,
+    load_run,
+    quick_name,
+    save_png,
+)
 from impactbandits.experiments.plots import outside_legend
 from impactbandits.experiments.spec import ExperimentSpec
 
@@ -175,12 +181,11 @@ def render_potential(run_dir: Path) -> list[Path]:
     """f_i(N_i(t)) against t per arm and policy, with the true potentials a_i = lim f_i(n)
     dashed (closed form: :func:`~impactbandits.envs.imab.true_potentials`)."""
     from impactbandits.envs.imab import true_potentials
-    from impactbandits.registry import build_environment
 
     spec, table = load_run(run_dir, trajectories=True)
     paths = []
     for env_spec in spec.environments:
-        env = build_environment(env_spec.kind, env_spec.params)
+        env = built_in_environment(env_spec)
         curves = np.asarray(env.curves)  # type: ignore[attr-defined]
         potentials = true_potentials(env)  # a_i = lim f_i(n), not the table's last value
         rows = table[table["environment"] == env_spec.label]

@@ -3,7 +3,7 @@ tidy-table route: every fast path against a slow exact one.
 
 * the vectorised statistics (:func:`group_stats`) against numpy on each group alone;
 * the streamed statistics against :func:`table_stats` of the tidy table (bit for bit) and
-  against :func:`metrics.summarise` (to 1e-12);
+  against a pandas groupby reference (to 1e-12);
 * the summary's strings against the summary of the tidy table as it was computed before
   (``_reference_summary``, kept here verbatim);
 * the report never builds the tidy table.
@@ -39,7 +39,7 @@ from impactbandits.experiments.plots import (
     plot_metric_vs_time,
 )
 from impactbandits.experiments.report import longest_cells, write_report
-from impactbandits.experiments.stats import group_stats, table_stats
+from impactbandits.experiments.stats import table_stats
 from impactbandits.experiments.store import Store
 from impactbandits.experiments.store_repair import row_checksum
 from impactbandits.experiments.summary import (
@@ -50,7 +50,7 @@ from impactbandits.experiments.summary import (
     summary_table,
 )
 from impactbandits.experiments.tidy import read_table, seed_limit
-from impactbandits.metrics import confidence_halfwidth, summarise
+from impactbandits.metrics import confidence_halfwidth, group_stats, summarise
 
 ALL_METRICS = ("reward", "regret", "per_step_regret", "pulls", "switches", "phases")
 
@@ -103,12 +103,44 @@ def _as_text(keys: pd.DataFrame) -> pd.DataFrame:
     return keys.astype({"environment": str, "policy": str}).reset_index(drop=True)
 
 
+def _pandas_summarise(table, metric, by, level=0.95):
+    """Mean, count and Student-t half-width per group computed with pandas' groupby — the
+    implementation ``metrics.summarise`` had before it shared ``group_stats``: an independent
+    reference for it."""
+    from scipy.special import stdtrit
+
+    values = table[metric].astype(float)
+    finite = values.where(np.isfinite(values))
+    keys = [table[k] for k in by]
+    out = values.groupby(keys, sort=False, observed=True).agg(mean="mean", n="count")
+    spread = finite.groupby(keys, sort=False, observed=True).agg(["std", "count"])
+    k = spread["count"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = (
+            stdtrit(np.maximum(k - 1, 1), 0.5 + level / 2) * spread["std"].to_numpy() / np.sqrt(k)
+        )
+    out["ci"] = np.where(k >= 2, half, 0.0)
+    return out.reset_index()
+
+
+def test_summarise_equals_the_pandas_reference(run_dir):
+    _, table, _, _ = _read(run_dir, None)
+    for metric in ("regret", "reward", "switches", "per_step_regret"):
+        by = ["environment", "policy", "horizon"]
+        mine, reference = summarise(table, metric), _pandas_summarise(table, metric, by)
+        pd.testing.assert_frame_equal(_as_text(mine[by]), _as_text(reference[by]))
+        np.testing.assert_array_equal(mine["n"].to_numpy(), reference["n"].to_numpy())
+        np.testing.assert_allclose(mine["mean"], reference["mean"], rtol=1e-12)
+        scale = np.maximum(np.abs(np.nan_to_num(reference["mean"].to_numpy())), 1.0)
+        assert np.all(np.abs(mine["ci"] - reference["ci"]).to_numpy() <= 1e-12 * scale)
+
+
 def _assert_close_to_summarise(stats, table, by, columns):
-    """Each statistic against metrics.summarise of the table: counts exactly, means to 1e-12
+    """Each statistic against the pandas reference of the table: counts exactly, means to 1e-12
     relative, half-widths to 1e-12 of the mean's magnitude (the half-width of a constant
     column is rounding noise, 1e-14 or 0 depending on the order of the sums)."""
     for column in columns:
-        reference = summarise(table, column, by=by)
+        reference = _pandas_summarise(table, column, by)
         pd.testing.assert_frame_equal(_as_text(stats.keys[list(by)]), _as_text(reference[by]))
         np.testing.assert_array_equal(stats.n[column].to_numpy(), reference["n"].to_numpy())
         mean, expected = stats.mean[column].to_numpy(), reference["mean"].to_numpy()
@@ -230,9 +262,9 @@ def test_figures_from_the_store_draw_the_tidy_tables_means_and_bands(run_dir):
                 np.testing.assert_array_equal(y, ys)
             for band, band_s in zip(bands, bands_s, strict=True):
                 np.testing.assert_array_equal(band, band_s)
-        # and the means are those metrics.summarise gives (the figures' statistics before)
+        # and the means are those pandas gives (the figures' statistics before)
         rows = table[table.environment == env]
-        reference = summarise(rows, metric_h, by=("policy", "horizon"))
+        reference = _pandas_summarise(rows, metric_h, ("policy", "horizon"))
         for label, _, y in drawn[1][0]:
             mine = reference[reference.policy == label].sort_values("horizon")
             np.testing.assert_allclose(y, mine["mean"], rtol=1e-12)

@@ -4,7 +4,8 @@
   and history-dependent settings, where the oracle is the exact optimal *policy*'s value);
 * **per-step regret** — regret / horizon (the y-axis of Lindner et al.'s figures);
 * **pulls** per arm and **switches** come straight from the trajectory summaries;
-* :func:`summarise` gives means with Student-t confidence intervals over seeds.
+* :func:`summarise` gives means with Student-t confidence intervals over seeds
+  (:func:`group_stats`, the one computation of them).
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "STATISTICS",
     "competitive_ratio",
     "confidence_halfwidth",
+    "group_stats",
+    "grouped_stats",
     "per_step",
     "potential_gap",
     "regret",
@@ -80,25 +84,98 @@ def confidence_halfwidth(values: np.ndarray, level: float = 0.95) -> float:
     return float(stdtrit(n - 1, 0.5 + level / 2) * sem)
 
 
+#: The statistics :func:`group_stats` gives per group, and the value of a group without values.
+STATISTICS = {"mean": np.nan, "ci": 0.0, "n": 0}
+
+
+def group_stats(rows: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(mean, ci, n)`` of every row of ``rows`` (groups × values): the mean of its non-NaN
+    values, the half-width of the ``level`` Student-t interval of the mean of its finite values
+    (0 below two) and the count of its non-NaN values.
+
+    Bit for bit what numpy gives on each row alone (``row[~isnan(row)].mean()`` and
+    :func:`~impactbandits.metrics.confidence_halfwidth`): rows of finite values are reduced
+    together along the contiguous axis (numpy sums each of them pairwise, as it sums a 1-D
+    array), the others one by one."""
+    rows = np.ascontiguousarray(rows, dtype=float)
+    count, size = rows.shape
+    mean = np.full(count, np.nan)
+    ci = np.zeros(count)
+    n = np.full(count, size, dtype=np.int64)
+    finite = np.isfinite(rows).all(axis=1)
+    if size and finite.any():
+        block = rows if finite.all() else rows[finite]
+        mean[finite] = block.mean(axis=1)
+        if size >= 2:
+            # scipy.special, not scipy.stats: see confidence_halfwidth
+            from scipy.special import stdtrit
+
+            std = block.std(axis=1, ddof=1)
+            ci[finite] = stdtrit(size - 1, 0.5 + level / 2) * (std / np.sqrt(size))
+    for i in np.flatnonzero(~finite):
+        values = rows[i][~np.isnan(rows[i])]
+        n[i] = values.size
+        if values.size:
+            mean[i] = values.mean()
+        ci[i] = confidence_halfwidth(values, level)
+    return mean, ci, n
+
+
+def grouped_stats(
+    table: pd.DataFrame, by: Sequence[str], columns: Sequence[str], level: float = 0.95
+) -> tuple[pd.DataFrame, dict[str, dict[str, np.ndarray]]]:
+    """:func:`group_stats` of ``columns`` of ``table`` grouped by ``by``: the groups' keys
+    (in order of first appearance; rows with a missing key are left out, as by ``groupby``)
+    with ``seeds``, the distinct values of ``seed`` (the rows if the table has no ``seed``),
+    and ``values[statistic][column]`` (statistics :data:`STATISTICS`), one entry per group."""
+    by, columns = list(by), list(columns)
+    code = table.groupby(by, sort=False, observed=True).ngroup().to_numpy(dtype=float)
+    valid = np.flatnonzero(~np.isnan(code))
+    code = code[valid].astype(np.int64)
+    count = int(code.max()) + 1 if code.size else 0
+    first = np.full(count, code.size)
+    np.minimum.at(first, code, np.arange(code.size))
+    rank = np.empty(count, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(count)  # groups by first appearance
+    code = rank[code]
+    order = valid[np.argsort(code, kind="stable")]  # rows by group, each in the table's order
+    sizes = np.bincount(code, minlength=count)
+    starts = np.cumsum(sizes) - sizes
+    keys = table[by].iloc[order[starts]].reset_index(drop=True)
+    if "seed" in table:
+        seeds = pd.Series(table["seed"].to_numpy()[order])
+        keys["seeds"] = seeds.groupby(np.repeat(np.arange(count), sizes)).nunique().to_numpy()
+    else:
+        keys["seeds"] = sizes
+    keys["seeds"] = keys["seeds"].astype(np.int64)
+    values: dict[str, dict[str, np.ndarray]] = {name: {} for name in STATISTICS}
+    for column in columns:
+        data = table[column].to_numpy(dtype=float)[order]
+        if not count:
+            stats = (np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64))
+        elif (sizes == sizes[0]).all():  # as many rows in every group: one block
+            stats = group_stats(data.reshape(count, sizes[0]), level)
+        else:
+            per_group = [group_stats(data[a : a + s][None, :], level)
+                         for a, s in zip(starts, sizes, strict=True)]  # fmt: skip
+            stats = tuple(np.concatenate(part) for part in zip(*per_group, strict=True))
+        for name, result in zip(STATISTICS, stats, strict=True):
+            values[name][column] = result
+    return keys, values
+
+
 def summarise(
     table: pd.DataFrame,
     metric: str,
     by: Sequence[str] = ("environment", "policy", "horizon"),
     level: float = 0.95,
 ) -> pd.DataFrame:
-    """Mean, confidence half-width and count of ``metric`` per group (in order of first
-    appearance). The half-width is :func:`confidence_halfwidth` of each group's finite values,
-    computed for all groups at once."""
-    from scipy.special import stdtrit
-
-    values = table[metric].astype(float)
-    finite = values.where(np.isfinite(values))
-    keys = [table[k] for k in by]
-    out = values.groupby(keys, sort=False, observed=True).agg(mean="mean", n="count")
-    spread = finite.groupby(keys, sort=False, observed=True).agg(["std", "count"])
-    k = spread["count"].to_numpy(dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        sem = spread["std"].to_numpy() / np.sqrt(k)
-        half = stdtrit(np.maximum(k - 1, 1), 0.5 + level / 2) * sem
-    out["ci"] = np.where(k >= 2, half, 0.0)
-    return out.reset_index()
+    """Mean, count and confidence half-width (:func:`confidence_halfwidth` of the finite
+    values) of ``metric`` per group, in order of first appearance: :func:`grouped_stats`, the
+    computation the report's summary and figures use."""
+    keys, values = grouped_stats(table, by, [metric], level)
+    out = keys[list(by)].copy()
+    out["mean"] = values["mean"][metric]
+    out["n"] = values["n"][metric]
+    out["ci"] = values["ci"][metric]
+    return out

@@ -30,7 +30,7 @@ import pandas as pd
 
 from impactbandits.experiments.columns import groups
 from impactbandits.experiments.spec import SpecRecord
-from impactbandits.experiments.stats import STATISTICS, Stats, group_stats, make_stats
+from impactbandits.experiments.stats import Stats, make_stats
 from impactbandits.experiments.store import Store
 from impactbandits.experiments.tidy import (
     BASE_COLUMNS,
@@ -40,6 +40,7 @@ from impactbandits.experiments.tidy import (
     measurements,
     seed_limit,
 )
+from impactbandits.metrics import STATISTICS, group_stats
 
 __all__ = [
     "HORIZON_KEYS",

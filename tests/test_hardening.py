@@ -77,6 +77,17 @@ class NumpyInt(Returns):
     value = np.int64(1)
 
 
+class MixedFlag(Returns):
+    # of the two replications one returns the int 0, the other True (NumPy would read the pair
+    # as the integers [0, 1])
+
+    made = 0
+
+    def reset(self, space, horizon, rng):
+        self.value = 0 if MixedFlag.made % 2 == 0 else True
+        MixedFlag.made += 1
+
+
 def one_value(mu):
     return np.asarray(mu)[..., :1]
 
@@ -141,6 +152,14 @@ def test_a_user_action_that_is_not_an_arm_index_is_refused(code, tmp_path, kind,
         "an integer in 0..1",
     )  # fmt: skip
     assert not (tmp_path / "run").exists()
+
+
+def test_one_boolean_among_integer_actions_is_refused(code, tmp_path):
+    spec = _spec(tmp_path / "s.toml", "hmod:MixedFlag")
+    result = CliRunner().invoke(
+        cli, ["run", str(spec), "--out", str(tmp_path / "run"), "--backend", "serial"]
+    )
+    _one_line(result, "policies[0].kind", "round 1: select() returned True (bool)")
 
 
 def test_a_numpy_integer_action_is_an_arm(code, tmp_path):

@@ -31,6 +31,8 @@ from impactbandits.kernels.kinds import DONE, STOPPED
 from impactbandits.kernels.signatures import ENTRIES
 from impactbandits.registry import build_environment, build_policy
 
+from .test_processes import _stored
+
 pytestmark = [
     pytest.mark.skipif(not kernels.available(), reason="no compiled loops (numba not installed)"),
     pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals"),
@@ -268,14 +270,6 @@ def _lock_pid(run_dir: Path) -> str:
     with contextlib.suppress(OSError):
         return (run_dir / ".lock").read_text().strip()
     return ""
-
-
-def _stored(run_dir: Path) -> int:
-    try:
-        with contextlib.closing(sqlite3.connect(run_dir / "results.sqlite", timeout=5)) as db:
-            return int(db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
-    except sqlite3.Error:
-        return 0
 
 
 def _run_until_signal(

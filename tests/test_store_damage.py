@@ -39,25 +39,11 @@ from impactbandits.experiments.cells import expand
 from impactbandits.experiments.report import write_report
 from impactbandits.experiments.store import STORE_FILE, Store
 
-SMALL = """
-name = "damage"
-seeds = 12
-horizons = [20, 50]
-checkpoints = 4
+from .test_store_integrity import SPEC as INTEGRITY_SPEC
+from .test_store_integrity import _run_args
 
-[[environments]]
-kind = "bernoulli"
-label = "b2"
-means = [0.3, 0.7]
-
-[[environments]]
-kind = "bernoulli"
-label = "b3"
-means = [0.2, 0.5, 0.6]
-
-[[policies]]
-kind = "ucb1"
-"""
+#: The small run of the integrity tests (24 rows).
+SMALL = INTEGRITY_SPEC
 
 #: 3 environments × 2 policies × 50 seeds = 300 rows; the 10-arm payloads (6 KB) need overflow
 #: pages, the others (3 KB) do not.
@@ -92,10 +78,6 @@ BIG_ROWS = 300
 
 #: Below the 32 KiB SQLite writes into a new ``-shm`` file.
 FILE_SIZE_LIMIT = 16 * 1024
-
-
-def _run_args(spec: Path, out: Path) -> list[str]:
-    return ["run", str(spec), "--out", str(out), "--backend", "serial", "--no-report"]
 
 
 def _make(base: Path, text: str) -> tuple[Path, Path, pd.DataFrame]:

@@ -20,6 +20,7 @@ stderr.
 from __future__ import annotations
 
 import contextlib
+import shlex
 import sys
 import traceback
 import warnings
@@ -76,22 +77,20 @@ def _details(exc: BaseException) -> str:
     return recorded or "".join(traceback.format_exception(exc))
 
 
-def _guard(function: Callable[..., Any], check_settings: bool = True) -> Callable[..., Any]:
+def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
     """Turn every error into a one-line message and exit status (2: bad input, including
-    user code named by the spec that raised, or a bad ``IMPACTBANDITS_*`` environment variable
-    (:func:`impactbandits.settings.check`, unless ``check_settings`` is off); 1: a bug of the
-    library; 130: Ctrl-C), and add ``--traceback`` to print the full trace first."""
+    user code named by the spec that raised, or a bad ``IMPACTBANDITS_*`` environment variable,
+    checked first by :func:`impactbandits.settings.check`; 1: a bug of the library; 130:
+    Ctrl-C), and add ``--traceback`` to print the full trace first."""
 
     @wraps(function)
     def wrapper(*args: Any, traceback: bool = False, **kwargs: Any) -> Any:
+        from impactbandits import settings
         from impactbandits.experiments.runner import Interrupted
         from impactbandits.usercode import InternalError, internal
 
         try:
-            if check_settings:
-                from impactbandits import settings
-
-                settings.check()  # a bad environment variable, before anything runs
+            settings.check()  # a bad environment variable, before anything runs
             return function(*args, **kwargs)
         except Interrupted as exc:
             _fail(str(exc), exc.exit_status)  # 130 for Ctrl-C, 143 for SIGTERM
@@ -252,12 +251,6 @@ def _execute(
     return summary.run_dir
 
 
-def _quoted(path: Path) -> str:
-    import shlex
-
-    return shlex.quote(str(path))
-
-
 def _report_phase(run_dir: Path, redraw: str, draw: Callable[[], Path]) -> Path:
     """``draw()`` (the report after a finished run), with Ctrl-C and SIGTERM answered by one
     line that says every result is stored and how to draw the report again (exit status 130 /
@@ -315,7 +308,7 @@ def run(
     if report:
         from impactbandits.experiments.report import write_report
 
-        redraw = f"impactbandits report {_quoted(run_dir)}"
+        redraw = f"impactbandits report {shlex.quote(str(run_dir))}"
         click.echo(_report_phase(run_dir, redraw, lambda: write_report(run_dir)))
 
 
@@ -368,7 +361,7 @@ def reproduce(
         [" --quick" if quick else "", f" --variant {variant}" if variant != "paper" else ""]
     )
     seeds_flag = f" --seeds {seeds}" if seeds is not None else ""
-    redraw = f"impactbandits reproduce {name}{flags}{seeds_flag} --out {_quoted(run_dir)}"
+    redraw = f"impactbandits reproduce {name}{flags}{seeds_flag} --out {shlex.quote(str(run_dir))}"
     click.echo(_report_phase(run_dir, redraw, draw))
 
 
@@ -431,8 +424,9 @@ def _write_table(table: Any, target: Path, fmt: str) -> None:
 
 def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
     """``write`` a temporary file beside ``path``, then rename it: a failure (a full disk)
-    leaves no half-written ``path`` (an earlier one stays), and the error names ``path``."""
-    from impactbandits.experiments.store import DiskFullError, is_disk_full
+    leaves no half-written ``path`` (an earlier one stays), and the error names ``path``
+    (a full disk: :func:`_store_messages`' line)."""
+    from impactbandits.experiments.store import is_disk_full
 
     special = path.exists() and not path.is_file()  # a device or a pipe: written as it is
     partial = path if special else path.with_name(f".{path.name}.partial")
@@ -448,11 +442,8 @@ def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
             partial.replace(path)
     except OSError as exc:
         discard()
-        if is_disk_full(exc):
-            raise DiskFullError(
-                f"output: disk full writing {path} ({exc.strerror or exc}); free space and run "
-                "the same command again"
-            ) from None
+        if is_disk_full(exc):  # pandas' error names no file
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise SpecError("output", f"cannot write {str(path)!r} ({exc.strerror or exc})") from None
     except BaseException:
         discard()

@@ -152,8 +152,12 @@ class BatchedSimplePolicy(Policy):
         self._t += 1
         actions = [p.select() for p in self._copies]
         if self._kind == "discrete":
+            # one look per type returned (R looks only if some type is not an integer's):
+            # 0.5 or "1" must not become arm 0 or 1
+            if all(_is_index_type(kind) for kind in {type(a) for a in actions}):
+                return np.asarray(actions, dtype=np.int64)
             for row, action in enumerate(actions):
-                if not _is_index(action):  # 0.5 or "1" must not become arm 0 or 1
+                if not _is_index(action):
                     raise InvalidAction(
                         f"round {self._t}: select() returned {action!r} "
                         f"({type(action).__name__}); it must return an arm index, an integer "
@@ -179,11 +183,16 @@ class BatchedSimplePolicy(Policy):
         return np.array([p.current_phase() for p in self._copies], dtype=np.int64)
 
 
+def _is_index_type(kind: type) -> bool:
+    """An integer type (Python's or NumPy's), not ``bool``."""
+    return issubclass(kind, int | np.integer) and not issubclass(kind, bool)
+
+
 def _is_index(action: Any) -> bool:
     """An integer (Python's, NumPy's, or a 0-d integer array), not a boolean."""
     if isinstance(action, np.ndarray) and action.ndim == 0:
         action = action[()]
-    return isinstance(action, int | np.integer) and not isinstance(action, bool)
+    return _is_index_type(type(action))
 
 
 def _is_vector(action: Any) -> bool:

@@ -268,7 +268,7 @@ def run_experiment(
         # connect to the backend first: an unreachable scheduler leaves no trace on disk
         with (
             sigterm_stops(),
-            TaskBoard() as board,
+            _task_board(backend) as board,
             backends.executor(backend, n_workers, scheduler) as executor,
             run_dir_lock(path),  # one writer per run directory
             Store.create(path, spec, cells) as store,
@@ -305,7 +305,7 @@ def run_experiment(
                 bar(len(records))
 
             try:
-                planned = board.path if backend == "process" else None
+                planned = board.path if board is not None else None
                 backends.execute(
                     tasks, executor, IN_FLIGHT_PER_WORKER * n_workers, on_records, planned
                 )
@@ -335,6 +335,11 @@ def run_experiment(
         raise
     _record_session(path, clock, total, computed, "finished")
     return RunSummary(path, len(cells), spec.seeds, computed, reused, simulated)
+
+
+def _task_board(backend: str) -> contextlib.AbstractContextManager[TaskBoard | None]:
+    """The process backend's :class:`TaskBoard` (which task each worker runs); none else."""
+    return TaskBoard() if backend == "process" else contextlib.nullcontext()
 
 
 def _as_spec(spec: Any) -> ExperimentSpec:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from impactbandits.oracles.simplex import (
+from impactbandits.policies.impact_index import (
     maximise_index,
     maximise_index_by_thresholds,
     paper_bonus,

@@ -33,20 +33,15 @@ def spec() -> ExperimentSpec:
     return small_spec()
 
 
-@pytest.fixture(params=["aot", "jit"])
-def kernel_backend(request, monkeypatch) -> str:
-    """Run the test once with the compiled loops built ahead of time and once with numba's JIT
-    (``IMPACTBANDITS_KERNELS``); skipped where that one is not there (``make test`` builds the
-    ahead-of-time module first, so there it always runs)."""
+@pytest.fixture
+def kernel_backend(monkeypatch) -> str:
+    """The compiled loops on (``IMPACTBANDITS_KERNELS=jit``); skipped without numba."""
     from importlib.util import find_spec
 
     from impactbandits import kernels
-    from impactbandits.kernels import aot
 
-    if request.param == "aot" and not aot.current().usable:
-        pytest.skip(f"ahead-of-time kernels {aot.current().reason}")
-    if request.param == "jit" and find_spec("numba") is None:
+    if find_spec("numba") is None:
         pytest.skip("numba not installed")
-    monkeypatch.setenv(kernels.KERNELS_ENV, request.param)
-    assert kernels.backend() == request.param
-    return request.param
+    monkeypatch.setenv(kernels.KERNELS_ENV, "jit")
+    assert kernels.backend() == "jit"
+    return "jit"

@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from impactbandits.oracles import delay
+from impactbandits.oracles import delay, delay_graph, mean_cycle, periodic_maintenance
 from impactbandits.oracles.delay import (
     OptimalPolicy,
     best_periodic_schedule,
@@ -579,9 +579,38 @@ def test_invalid_inputs_raise_value_error(monkeypatch):
         pmsp_instance([2, 2, 2])
     with pytest.raises(ValueError, match="max_period"):
         best_periodic_schedule([0.5] * 5, [1] * 5, [0.5], 12)
-    monkeypatch.setattr(delay, "MAX_DELAY_STATES", 100)
+    monkeypatch.setattr(delay_graph, "MAX_DELAY_STATES", 100)
     with pytest.raises(ValueError, match="reachable delay states"):
         optimal_value([0.5] * 5, [4] * 5, [0.5] * 4)
-    monkeypatch.setattr(delay, "KARP_MAX_STATES", 5)
+    monkeypatch.setattr(mean_cycle, "KARP_MAX_STATES", 5)
     with pytest.raises(ValueError, match="karp"):
         optimal_value([0.5] * 3, [2] * 3, [0.5] * 2, method="karp")
+
+
+def test_moved_names_are_still_importable_from_delay():
+    """The state graph, the mean-cycle solver and the PMSP reduction moved out of ``delay``."""
+    moved = {
+        delay_graph: ["MAX_DELAY_EDGES", "MAX_DELAY_STATES", "delay_states"],
+        mean_cycle: ["HOWARD_MAX_ITERATIONS", "HOWARD_TOL", "KARP_MAX_STATES"],
+        periodic_maintenance: [
+            "MAX_PMSP_PERIOD",
+            "pmsp_feasible",
+            "pmsp_instance",
+            "pmsp_schedule",
+        ],
+    }
+    for module, names in moved.items():
+        for name in names:
+            assert getattr(delay, name) is getattr(module, name), name
+
+
+def test_mean_cycle_solver_on_a_graph_that_is_not_a_delay_graph():
+    """``max_mean_cycle`` needs only successors and rewards: 0 → 1 → 2 → 0 (mean 2) beats the
+    self-loops (1 at node 0, 1.5 at node 2), and node 3 is unreachable from the start."""
+    succ = np.array([[0, 1], [2, 1], [2, 0], [3, 3]], dtype=np.int32)
+    reward = np.array([[1.0, 2.0], [3.0, 0.0], [1.5, 1.0], [9.0, 9.0]])
+    graph = mean_cycle.CycleGraph(succ=succ, reward=reward, start=0)
+    for method in ("howard", "karp"):
+        assert mean_cycle.max_mean_cycle(graph, method=method) == (0, 1, 1)
+    with pytest.raises(ValueError, match="method"):
+        mean_cycle.max_mean_cycle(graph, method="bellman")

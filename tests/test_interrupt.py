@@ -25,10 +25,10 @@ import numpy as np
 import pytest
 
 from impactbandits import kernels
-from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+from impactbandits.core import BatchRNG, EnvironmentRandom
 from impactbandits.experiments.processes import TerminateRequest, sigterm_stops
-from impactbandits.kernels.kinds import DONE, STOPPED
-from impactbandits.kernels.signatures import ENTRIES
+from impactbandits.kernels import simulate
+from impactbandits.kernels.codes import DONE, STOPPED
 from impactbandits.registry import build_environment, build_policy
 
 from .test_processes import _stored
@@ -44,8 +44,8 @@ pytestmark = [
 PROMPTLY = 10.0
 
 TWO_ARMS = ("bernoulli", {"means": [0.3, 0.7]})
-#: (environment, policy) of every long-running compiled path: loops.run, its UCB1 buckets
-#: (ucb_groups.ucb1_replication, from 64 arms) and SRUM (srum.run_srum).
+#: (environment, policy) of long-running compiled paths: the generic loop (kernels.loop) with
+#: UCB1, with UCB1's buckets (from 64 arms) and with D-UCB, and SRUM (srum.run_srum).
 PAIRS = {
     "run": (TWO_ARMS, ("ucb1", {})),
     "run-ucb1-buckets": (("bernoulli", {"means": list(np.linspace(0.1, 0.9, 64))}), ("ucb1", {})),
@@ -74,20 +74,32 @@ def _simulate(pair: str, rounds: int, replications: int = 1):
 
 def _arguments(
     pair: str, rounds: int, monkeypatch: pytest.MonkeyPatch, replications: int = 1
-) -> tuple[str, tuple]:
-    """The entry point and the arguments (all but ``stop``) ``simulate`` passes it."""
-    seen: list[tuple[str, tuple]] = []
+) -> tuple[object, tuple]:
+    """The compiled function and the arguments (all but ``stop``) ``simulate`` passes it."""
+    seen: list[tuple[object, tuple]] = []
+
+    def record(name, *args, work):
+        seen.append((name, args))
+        return DONE
+
     with monkeypatch.context() as patch:
-        patch.setattr(kernels, "call", lambda name, *args, work: seen.append((name, args)))
-        _simulate(pair, rounds, replications)
+        patch.setattr(kernels, "call", record)
+        with contextlib.suppress(Exception):  # the outputs are unfilled: whatever follows
+            _simulate(pair, rounds, replications)
     assert len(seen) == 1
-    return seen[0]
+    name, args = seen[0]
+    if name == "run_srum":
+        from impactbandits.kernels.srum import run_srum
+
+        return run_srum, args
+    return name, args
 
 
-def _outputs(name: str, args: tuple) -> list[np.ndarray]:
-    """The arrays entry ``name`` writes (its ``out_*`` arguments), filled with a sentinel."""
-    table = ENTRIES[name].args
-    outputs = [value for arg, value in zip(table, args, strict=False) if arg.writes]
+def _outputs(function: object, args: tuple) -> list[np.ndarray]:
+    """The arrays ``function`` writes (its ``out_*`` arguments), filled with a sentinel."""
+    from impactbandits.kernels.srum import run_srum
+
+    outputs = list(args[18:25] if function is run_srum else args[9:13])
     assert len(outputs) >= 4
     for array in outputs:
         array.fill(-7)
@@ -100,12 +112,11 @@ def _helpers_alive() -> list[threading.Thread]:
 
 @pytest.mark.parametrize("pair", sorted(PAIRS))
 def test_a_set_flag_stops_each_long_running_entry_point(pair, monkeypatch):
-    name, args = _arguments(pair, 100_000, monkeypatch)
-    assert name == ("run_srum" if pair == "run_srum" else "run")
-    outputs = _outputs(name, args)
-    assert kernels.entry(name)(*args, np.ones(1, dtype=np.int64)) == STOPPED
+    function, args = _arguments(pair, 100_000, monkeypatch)
+    outputs = _outputs(function, args)
+    assert function(*args, np.ones(1, dtype=np.int64)) == STOPPED
     assert all((array == -7).all() for array in outputs)  # stopped before the first round
-    assert kernels.entry(name)(*args, np.zeros(1, dtype=np.int64)) == DONE
+    assert function(*args, np.zeros(1, dtype=np.int64)) == DONE
     assert all((array != -7).all() for array in outputs)
 
 
@@ -114,12 +125,12 @@ def test_a_flag_set_by_another_thread_stops_a_running_loop(pair, monkeypatch):
     """The loop releases the GIL and looks at the flag while it runs (not only at its start):
     a run of minutes returns within milliseconds of the flag being set."""
     if pair == "run-ucb1-buckets":  # (its memory grows with the rounds: replications instead)
-        name, args = _arguments(pair, 5_000_000, monkeypatch, replications=4)
+        function, args = _arguments(pair, 5_000_000, monkeypatch, replications=4)
     else:
-        name, args = _arguments(pair, 2_000_000_000, monkeypatch)
+        function, args = _arguments(pair, 2_000_000_000, monkeypatch)
     stop = np.zeros(1, dtype=np.int64)
     status: list[int] = []
-    worker = threading.Thread(target=lambda: status.append(kernels.entry(name)(*args, stop)))
+    worker = threading.Thread(target=lambda: status.append(function(*args, stop)))
     worker.start()
     time.sleep(0.2)  # the main thread runs meanwhile: the GIL is released
     assert worker.is_alive()
@@ -190,9 +201,8 @@ def test_an_error_in_the_helper_thread_reaches_the_caller(monkeypatch):
     def refuses(*args: object) -> int:
         raise TypeError("run(): argument 'values' must be ...")
 
-    monkeypatch.setattr(kernels, "entry", lambda name: refuses)
     with pytest.raises(TypeError, match="argument 'values'"):
-        kernels.call("run", 1, 2, work=kernels.THREAD_WORK)
+        kernels.call(refuses, 1, 2, work=kernels.THREAD_WORK)
     assert not _helpers_alive()
 
 
@@ -217,10 +227,9 @@ def test_an_interruption_while_the_thread_starts_leaves_nothing_computing(monkey
                 super().start()
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(kernels, "entry", lambda name: loop)
     monkeypatch.setattr(threading, "Thread", Interrupted)
     with pytest.raises(KeyboardInterrupt):
-        kernels.call("run", 1, 2, work=kernels.THREAD_WORK)
+        kernels.call(loop, 1, 2, work=kernels.THREAD_WORK)
     for thread in started:
         if when == "after":
             thread.join(PROMPTLY)
@@ -314,6 +323,8 @@ def test_the_serial_backend_stops_within_seconds_inside_a_long_cell(tmp_path, si
     """Exit status 130 or 143 and the one-line message within seconds of the signal (before the
     stop flag: the rest of the cell, minutes), the finished cell kept, and the store
     resumable: a second run finds it and computes only the long cell."""
+    _simulate("run", 10)  # numba compiles the loops here (its disk cache serves the child)
+    _simulate("run-d-ucb", 10)
     spec = tmp_path / "spec.toml"
     spec.write_text(SPEC)
     run_dir = tmp_path / "run"

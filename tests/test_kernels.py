@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
-from impactbandits.kernels import available, simulate_compiled
+from impactbandits.core import BatchRNG, EnvironmentRandom
+from impactbandits.kernels import available, simulate, simulate_compiled
 from impactbandits.registry import build_environment, build_policy
 
-# every test runs on the ahead-of-time module and on numba's JIT (conftest.kernel_backend)
+# every test runs with the compiled loops on (conftest.kernel_backend)
 pytestmark = [
     pytest.mark.skipif(not available(), reason="no compiled loops (numba not installed)"),
     pytest.mark.usefixtures("kernel_backend"),
@@ -204,8 +204,11 @@ def test_hkr_compiled_equals_the_policy_object(env_spec, rounds):
 def test_linear_sum_equals_the_numpy_closed_form():
     """The compiled two-sided Σ min(1, v + k·s) against the NumPy one, value for value, on
     slopes of both signs, values above and below 1 and short and long horizons."""
-    from impactbandits.kernels.spo import linear_sum
+    from impactbandits.kernels.loop import compile_kernel
     from impactbandits.policies.single_peaked import linear_optimistic_sum
+    from impactbandits.policies.spo_bound import linear_sum as declared
+
+    linear_sum = compile_kernel(declared)
 
     rng = np.random.default_rng(8)
     values = np.r_[rng.uniform(-0.5, 1.5, 400), 1.0, 0.0, 0.999999]
@@ -248,7 +251,7 @@ def test_compiled_beta_mean_observation_equals_the_numpy_one():
     [0, 1] including 0, 1 and the clip's edges, where the clip decides."""
     from impactbandits.core.philox import stream_key, uniforms
     from impactbandits.envs import rested
-    from impactbandits.kernels import kinds
+    from impactbandits.kernels import codes as kinds
     from impactbandits.kernels import noise as compiled
 
     assert (compiled._BETA_MEAN_SHAPE, compiled._BETA_MEAN_CLIP) == (

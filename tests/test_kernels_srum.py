@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
-from impactbandits.kernels import available, simulate_compiled
+from impactbandits.core import BatchRNG, EnvironmentRandom
+from impactbandits.kernels import available, simulate, simulate_compiled
 from impactbandits.opportunity.fairness import MonotoneCartesianFairness
 from impactbandits.registry import build_environment, build_policy
 
-# every test runs on the ahead-of-time module and on numba's JIT (conftest.kernel_backend)
+# every test runs with the compiled loops on (conftest.kernel_backend)
 pytestmark = [
     pytest.mark.skipif(not available(), reason="no compiled loops (numba not installed)"),
     pytest.mark.usefixtures("kernel_backend"),

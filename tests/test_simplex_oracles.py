@@ -16,15 +16,17 @@ from hypothesis import strategies as st
 
 from impactbandits.errors import SpecError
 from impactbandits.oracles.simplex import (
-    ENUMERATION_LIMIT,
     best_continuous_policy,
     best_fixed_policy,
-    brute_force_index,
     brute_force_policy,
     compositions,
     continuous_value,
-    enumerate_index,
     grid_gap_bound,
+)
+from impactbandits.policies.impact_index import (
+    ENUMERATION_LIMIT,
+    brute_force_index,
+    enumerate_index,
     index_value,
     maximise_index,
     maximise_index_by_thresholds,

@@ -35,7 +35,9 @@ _EXPORTS = {
     "Outcome": "impactbandits.core.feedback",
     "Policy": "impactbandits.core.policy",
     "SimplePolicy": "impactbandits.core.policy",
-    "simulate": "impactbandits.core.simulate",
+    "simulate": "impactbandits.kernels.dispatch",
+    "CompiledStep": "impactbandits.core.compiled",
+    "kernel": "impactbandits.core.compiled",
     "ImpactBanditsError": "impactbandits.errors",
     "SpecError": "impactbandits.errors",
     "StoreError": "impactbandits.errors",
@@ -50,6 +52,7 @@ _EXPORTS = {
 __all__ = [
     "ActionSpace",
     "BatchRNG",
+    "CompiledStep",
     "Discrete",
     "Environment",
     "EnvironmentRandom",
@@ -66,6 +69,7 @@ __all__ = [
     "StoreError",
     "__version__",
     "get_figure",
+    "kernel",
     "load_spec",
     "run_experiment",
     "simulate",
@@ -73,17 +77,18 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from impactbandits.core.compiled import CompiledStep, kernel
     from impactbandits.core.environment import Environment, EnvironmentRandom, SimpleEnvironment
     from impactbandits.core.feedback import Feedback, Outcome
     from impactbandits.core.policy import Policy, SimplePolicy
     from impactbandits.core.random import BatchRNG
-    from impactbandits.core.simulate import simulate
     from impactbandits.core.spaces import ActionSpace, Discrete, Simplex
     from impactbandits.errors import ImpactBanditsError, SpecError, StoreError
     from impactbandits.experiments.figures import get_figure
     from impactbandits.experiments.runner import Interrupted, run_experiment
     from impactbandits.experiments.spec import ExperimentSpec, load_spec
     from impactbandits.experiments.tidy import tidy_table
+    from impactbandits.kernels.dispatch import simulate
 
 
 def __getattr__(name: str) -> Any:

@@ -16,6 +16,10 @@ builds it with the spec's parameters:
   ``subprocess:Popen``, ``os:system`` or ``builtins:eval`` are refused in every field, and
   nothing of theirs is called.
 
+A component's ``kind`` is either a built-in name — a key of a name table, whose value is the
+library's own ``"module:attr"`` path, imported as it is — or such an import path
+(:func:`load_kind`).
+
 Reading a run directory never comes here: a stored spec is data
 (:class:`~impactbandits.experiments.spec.SpecRecord`).
 """
@@ -26,7 +30,7 @@ import importlib
 import inspect
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +43,8 @@ __all__ = [
     "function",
     "is_plain_function",
     "load",
+    "load_builtin",
+    "load_kind",
     "subclass_of",
 ]
 
@@ -160,3 +166,27 @@ def load(path: Any, field: str, expected: Expected) -> Any:
     if not expected.accepts(obj):
         raise SpecError(field, f"{path!r} is {describe_object(obj)}, not {expected.wanted}")
     return obj
+
+
+def load_builtin(path: str) -> Any:
+    """The object a name table's ``"module:attr"`` path names (the library's own code: imported
+    without the checks :func:`load` makes)."""
+    module_name, _, attr = path.partition(":")
+    target: Any = importlib.import_module(module_name)
+    for part in attr.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def load_kind(
+    table: Mapping[str, str], role: str, name: Any, field: str, expected: Expected
+) -> Any:
+    """What ``name`` names for ``role``: a built-in name of ``table``, or an import path loaded
+    through :func:`load` (checked to be ``expected`` before anything calls it); anything else is
+    a :class:`SpecError` naming ``field`` and listing the built-in names."""
+    if name in table:
+        return load_builtin(table[name])
+    if not isinstance(name, str) or ":" not in name:
+        allowed = ", ".join(sorted(table))
+        raise SpecError(field, f"unknown {role} {name!r}; allowed: {allowed} or 'module:Class'")
+    return load(name, field, expected)

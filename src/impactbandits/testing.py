@@ -24,7 +24,7 @@ from impactbandits.core.simulate import Trajectory, simulate
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs.stationary import BernoulliBandit
 
-__all__ = ["ContractError", "check_environment", "check_policy"]
+__all__ = ["ContractError", "check_compiled_step", "check_environment", "check_policy"]
 
 
 class ContractError(AssertionError):
@@ -141,6 +141,58 @@ def check_policy(
             np.array_equal(first.pulls.sum(axis=2), np.tile(first.times, (len(reps), 1))),
             ("pulls per arm must sum to the number of rounds"),
         )
+
+
+def check_compiled_step(
+    factory: PolicyFactory,
+    env_factory: EnvFactory | None = None,
+    rounds: int = 300,
+    replications: Sequence[int] = (0, 3, 7),
+) -> bool:
+    """The policy's compiled step (:mod:`impactbandits.core.compiled`) gives the readable
+    class's numbers bit for bit on ``env_factory`` (default: a 3-arm Bernoulli bandit), every
+    round a checkpoint: rewards, expected rewards, pulls and switches. Returns ``False`` if the
+    pair runs no compiled loop here (no numba, no step declared for these parameters, or an
+    environment without a pull model); raises :class:`ContractError` if they differ."""
+    from impactbandits import kernels
+    from impactbandits.kernels.dispatch import compiled_step, pull_model
+
+    make_env = env_factory or (lambda: BernoulliBandit([0.3, 0.7, 0.5]))
+    probe = _policy(factory)
+    horizon = rounds if probe.requires_horizon else None
+    env = make_env()
+    random_env = EnvironmentRandom(5, 101, list(replications))
+    env.reset(random_env)
+    probe.reset(env.action_space, horizon, BatchRNG.from_key(5, (202,), list(replications)))
+    if not kernels.available() or compiled_step(probe) is None or probe.phases:
+        return False
+    if pull_model(env, rounds) is None:
+        return False
+    runs = []
+    for compiled in (True, False):
+        runs.append(
+            kernels.simulate(
+                make_env(),
+                _policy(factory),
+                rounds,
+                horizon,
+                np.arange(1, rounds + 1),
+                EnvironmentRandom(5, 101, list(replications)),
+                BatchRNG.from_key(5, (202,), list(replications)),
+                check_actions=True,
+                compiled=compiled,
+            )
+        )
+    fast, slow = runs
+    for name in ("reward", "expected", "pulls", "switches"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        if not np.array_equal(a, b):
+            r, t = (int(i) for i in np.argwhere(a != b)[0][:2])
+            raise ContractError(
+                f"the compiled step's {name} differs from the readable class's in replication "
+                f"{replications[r]}, round {t + 1}: {a[r, t]} != {b[r, t]}"
+            )
+    return True
 
 
 def check_environment(factory: EnvFactory, rounds: int = 200) -> None:

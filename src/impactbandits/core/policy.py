@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from impactbandits.core.compiled import CompiledStep, declared_step
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace, InvalidAction
@@ -76,6 +77,11 @@ class Policy(ABC):
         """``(R,)`` index into :attr:`phases` of the round just selected."""
         raise NotImplementedError
 
+    def compiled_step(self) -> CompiledStep | None:
+        """The compiled form of this policy's rounds as it was just reset
+        (:mod:`impactbandits.core.compiled`), or ``None`` (default: the readable loop runs)."""
+        return None
+
     def caution(self, environment: Environment) -> str | None:
         """A one-line warning when running on ``environment`` breaks an assumption of the
         algorithm that its parameters could have met (e.g. Lindner et al.'s noise-free SPO on
@@ -111,6 +117,12 @@ class SimplePolicy(ABC):
 
     def current_phase(self) -> int:
         raise NotImplementedError
+
+    def compiled_step(self) -> CompiledStep | None:
+        """The compiled form of one replication as it was just reset
+        (:mod:`impactbandits.core.compiled`; it may not draw: a copy's generator is NumPy's),
+        or ``None`` (default)."""
+        return None
 
 
 class BatchedSimplePolicy(Policy):
@@ -174,6 +186,15 @@ class BatchedSimplePolicy(Policy):
                 f"probability vector of {self._n} numbers",
                 row,
             ) from None
+
+    def compiled_step(self) -> CompiledStep | None:
+        """The copies' compiled step (each copy was reset alike), if they declare one that
+        draws nothing."""
+        if not self._copies:
+            return None
+        declared = declared_step(self._copies[0])
+        step = None if declared is None else declared()
+        return None if not isinstance(step, CompiledStep) or step.draws else step
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         for i, policy in enumerate(self._copies):

@@ -19,7 +19,7 @@ from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import InvalidAction
 from impactbandits.errors import SpecError
 
-__all__ = ["Trajectory", "simulate"]
+__all__ = ["Trajectory", "play", "simulate"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,6 @@ def simulate(
     env_random: EnvironmentRandom,
     policy_rng: BatchRNG,
     check_actions: bool = True,
-    compiled: bool = True,
 ) -> Trajectory:
     """Run ``rounds`` rounds; ``horizon`` is what the policy is told (``None`` = anytime).
 
@@ -66,26 +65,35 @@ def simulate(
     emit an invalid action by construction (the built-ins, whose actions are arg-maxima or
     draws over the arms; the contract tests check every round of each).
 
-    With ``compiled`` (the default), pairs that have a compiled loop
-    (:mod:`impactbandits.kernels`: needs numba) run there, with identical numbers;
-    ``compiled=False`` always runs the readable loop below. Either way Ctrl-C
-    (``KeyboardInterrupt``) and the runner's SIGTERM handler act at once: the readable loop
-    runs Python code every round, and a long compiled run is waited for where signal handlers
-    run, then stopped (:func:`impactbandits.kernels.call`).
+    This is the readable loop, always; :func:`impactbandits.kernels.simulate` takes the same
+    arguments and runs the pairs that have a compiled loop there, with identical numbers. Ctrl-C
+    (``KeyboardInterrupt``) and the runner's SIGTERM handler act at once: the loop runs Python
+    code every round.
     """
+    checkpoints = _checked(checkpoints, rounds)
+    env.reset(env_random)
+    policy.reset(env.action_space, horizon, policy_rng)
+    return play(env, policy, rounds, checkpoints, env_random.size, check_actions)
+
+
+def _checked(checkpoints: np.ndarray, rounds: int) -> np.ndarray:
     checkpoints = np.asarray(checkpoints, dtype=np.int64)
     if checkpoints.size == 0 or checkpoints[-1] > rounds or checkpoints[0] < 1:
         raise SpecError("checkpoints", f"must be increasing rounds within 1..{rounds}")
-    env.reset(env_random)
-    space = env.action_space
-    policy.reset(space, horizon, policy_rng)
-    replications = env_random.size
-    if compiled and not check_actions:
-        from impactbandits.kernels import simulate_compiled
+    return checkpoints
 
-        done = simulate_compiled(env, policy, rounds, checkpoints, replications, policy_rng)
-        if done is not None:
-            return Trajectory(checkpoints, *done)
+
+def play(
+    env: Environment,
+    policy: Policy,
+    rounds: int,
+    checkpoints: np.ndarray,
+    replications: int,
+    check_actions: bool = True,
+) -> Trajectory:
+    """:func:`simulate`'s loop on an environment and a policy that have just been reset."""
+    checkpoints = _checked(checkpoints, rounds)
+    space = env.action_space
     rows = np.arange(replications)
     offsets = rows * space.n
     n_phases = len(policy.phases)

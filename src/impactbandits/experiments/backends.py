@@ -39,7 +39,6 @@ from impactbandits.experiments.worker import Record, run_claimed
 __all__ = [
     "BACKENDS",
     "FORKSERVER_PRELOAD",
-    "KERNELS_PRELOAD",
     "Lost",
     "check_address",
     "default_workers",
@@ -56,8 +55,9 @@ BACKENDS = ("serial", "process", "dask")
 #: starts with them (each worker imported them itself before: ~0.9 s of CPU per worker): the
 #: task runner and the compiled loops when they are used (:data:`KERNELS_PRELOAD`).
 FORKSERVER_PRELOAD = ("impactbandits.experiments.worker",)
-#: What the fork server imports for the compiled loops, by :func:`impactbandits.kernels.backend`.
-KERNELS_PRELOAD = {"aot": "impactbandits.kernels._aot", "jit": "impactbandits.kernels.loops"}
+#: What the fork server imports for the compiled loops when numba is there: numba and the
+#: generic loop (each worker then loads only the machine code of its loops from the cache).
+KERNELS_PRELOAD = "impactbandits.kernels.loop"
 
 
 def default_workers() -> int:
@@ -76,10 +76,10 @@ class Lost(Exception):
 
 
 def preload() -> list[str]:
-    """:data:`FORKSERVER_PRELOAD`, with the compiled loops if they would be used (the module
-    built ahead of time, or numba's; checked without importing either here)."""
+    """:data:`FORKSERVER_PRELOAD`, with the compiled loops if they would be used (checked
+    without importing numba here)."""
     planned = kernels.planned()
-    return [*FORKSERVER_PRELOAD, *([KERNELS_PRELOAD[planned]] if planned else [])]
+    return [*FORKSERVER_PRELOAD, *([KERNELS_PRELOAD] if planned else [])]
 
 
 def process_context() -> multiprocessing.context.BaseContext:

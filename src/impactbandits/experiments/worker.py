@@ -18,13 +18,13 @@ import numpy as np
 
 from impactbandits.core.environment import EnvironmentRandom
 from impactbandits.core.random import POLICY, BatchRNG
-from impactbandits.core.simulate import simulate
 from impactbandits.core.spaces import InvalidAction
 from impactbandits.errors import SpecError
 from impactbandits.experiments.cells import Task
 from impactbandits.experiments.payload import encode
 from impactbandits.experiments.processes import claim
 from impactbandits.experiments.spec import ComponentSpec
+from impactbandits.kernels import simulate
 from impactbandits.registry import (
     ENVIRONMENTS,
     ORACLES,

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import get_cython_function_address
 
-from impactbandits.kernels.kinds import BERNOULLI, BETA_MEAN, NORMAL
+from impactbandits.kernels.codes import BERNOULLI, BETA_MEAN, NORMAL
 
 _M0 = np.uint64(0xD2511F53)
 _M1 = np.uint64(0xCD9E8D57)

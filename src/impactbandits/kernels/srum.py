@@ -39,17 +39,21 @@ import numpy as np
 from numba import njit
 
 from impactbandits.kernels.checkpoints import record
-from impactbandits.kernels.kinds import (
+from impactbandits.kernels.codes import (
     BERNOULLI_REWARDS,
     CONSTANT,
     DONE,
     MONOTONE,
     STOPPED,
 )
+from impactbandits.kernels.loop import compile_kernel
 from impactbandits.kernels.noise import beta_inverse, uniform53
 from impactbandits.kernels.stop import stopped
-from impactbandits.kernels.ucb_groups import full_argmax
 from impactbandits.opportunity.objective import FLOOR_TOLERANCE
+from impactbandits.policies.ucb_buckets import full_argmax as _declared_argmax
+
+#: UCB1's argmax (the black box's select), compiled
+full_argmax = compile_kernel(_declared_argmax)
 
 #: NumPy's pairwise summation: blocks of this size are summed with 8 accumulators.
 _PAIRWISE_BLOCK = 128
@@ -296,7 +300,7 @@ def run_srum(
 ) -> int:
     """``rounds`` rounds of SRUM in every replication; writes the checkpoint summaries of
     :class:`~impactbandits.core.simulate.Trajectory` into the ``out_*`` arrays and returns
-    :data:`~impactbandits.kernels.kinds.DONE`, or :data:`~impactbandits.kernels.kinds.STOPPED`
+    :data:`~impactbandits.kernels.codes.DONE`, or :data:`~impactbandits.kernels.codes.STOPPED`
     early (the outputs unfinished) once ``stop[0]`` is set (:mod:`~impactbandits.kernels.stop`).
 
     ``means``: ``(R, K)`` arm means; ``rewards``: :data:`BERNOULLI_REWARDS` or

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from impactbandits.kernels.kinds import (
+from impactbandits.kernels.codes import (
     BERNOULLI_REWARDS,
     BETA_REWARDS,
     CONSTANT,

@@ -46,11 +46,17 @@ What is computed
 - :func:`optimal_value`: the best long-run average expected reward over **all** policies, a
   maximum cycle mean on the delay-state graph (Howard's policy iteration, or Karp's algorithm as
   a cross-check). Finding it is NP-hard (Theorem 1), so the cost grows with the number of
-  reachable delay vectors (see :func:`optimal_value` for sizes, limits and timings).
+  reachable delay vectors (see :func:`optimal_value` for sizes, limits and timings). The states
+  and transitions live in :mod:`impactbandits.oracles.delay_graph` (:func:`delay_states`), the
+  generic maximum-cycle-mean solver in :mod:`impactbandits.oracles.mean_cycle`.
 - :func:`periodic_schedule_value` and :func:`best_periodic_schedule` (brute force over all
   periodic schedules up to a period; the test reference).
 - :func:`pmsp_instance`, :func:`pmsp_schedule`, :func:`pmsp_feasible`: the reduction from the
-  Periodic Maintenance Scheduling Problem in the proof of Theorem 1 (supplementary §1).
+  Periodic Maintenance Scheduling Problem in the proof of Theorem 1 (supplementary §1), in
+  :mod:`impactbandits.oracles.periodic_maintenance`.
+
+The names that moved to those three modules are re-exported here, so imports from
+``impactbandits.oracles.delay`` keep working.
 
 Ranking order. Ranking policies are defined on arms sorted by decreasing ``mu`` (the paper
 assumes ``mu_1 > … > mu_k``). The ranking functions accept any order and sort internally with a
@@ -102,21 +108,39 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from impactbandits.errors import SpecError
 
+# The names marked F401 moved to these modules; they are re-exported so that imports from
+# ``impactbandits.oracles.delay`` keep working (and documented where they now live).
+from impactbandits.oracles.delay_graph import (
+    MAX_DELAY_EDGES,  # noqa: F401
+    MAX_DELAY_STATES,  # noqa: F401
+    _as_delays,
+    delay_state_graph,
+    delay_states,  # noqa: F401
+)
+from impactbandits.oracles.mean_cycle import (
+    HOWARD_MAX_ITERATIONS,  # noqa: F401
+    HOWARD_TOL,  # noqa: F401
+    KARP_MAX_STATES,  # noqa: F401
+    CycleGraph,
+    max_mean_cycle,
+)
+from impactbandits.oracles.periodic_maintenance import (
+    MAX_PMSP_PERIOD,  # noqa: F401
+    pmsp_feasible,  # noqa: F401
+    pmsp_instance,  # noqa: F401
+    pmsp_schedule,  # noqa: F401
+)
+
 __all__ = [
-    "KARP_MAX_STATES",
     "MAX_BRUTE_FORCE_SCHEDULES",
-    "MAX_DELAY_EDGES",
-    "MAX_DELAY_STATES",
     "OptimalPolicy",
     "best_periodic_schedule",
-    "delay_states",
     "f_table",
     "ghost",
     "greedy_schedule",
@@ -124,9 +148,6 @@ __all__ = [
     "optimal_value",
     "payoff",
     "periodic_schedule_value",
-    "pmsp_feasible",
-    "pmsp_instance",
-    "pmsp_schedule",
     "r0",
     "ranking_order",
     "ranking_schedule",
@@ -137,27 +158,8 @@ __all__ = [
 FLike = Callable[[int], float] | Sequence[float] | np.ndarray
 """``f`` as a callable ``f(τ)`` or the array ``(f(1), …, f(L))`` (entry 0 is ``f(1)``)."""
 
-MAX_DELAY_STATES = 1_000_000
-"""Most reachable delay vectors :func:`optimal_value` agrees to build."""
-
-MAX_DELAY_EDGES = 10_000_000
-"""Most (state, arm) pairs :func:`optimal_value` agrees to build (peak memory ~65 bytes each)."""
-
-KARP_MAX_STATES = 3_000
-"""Karp's algorithm keeps an (n+1) × n table: refused beyond this many states."""
-
 MAX_BRUTE_FORCE_SCHEDULES = 5_000_000
 """Most schedules (Σ_P k^P) :func:`best_periodic_schedule` agrees to enumerate."""
-
-MAX_PMSP_PERIOD = 1_000_000
-"""Longest common period (lcm of the service intervals) :func:`pmsp_schedule` agrees to build."""
-
-HOWARD_MAX_ITERATIONS = 10_000
-"""Safety cap on policy-iteration rounds (a few dozen are typical)."""
-
-HOWARD_TOL = 1e-12
-"""Improvement threshold of policy iteration: gains within this are equal; a bias change is
-taken only if it exceeds ``HOWARD_TOL·max(1, max|bias|)``."""
 
 TIE_TOL = 1e-12
 """Absolute tolerance for ties: ``g(m)`` in :func:`ghost`, payoffs in :func:`greedy_schedule`,
@@ -165,9 +167,6 @@ schedule values in :func:`best_periodic_schedule`."""
 
 _BRUTE_FORCE_CHUNK = 1 << 20
 """Schedules evaluated at once by :func:`best_periodic_schedule` (memory ~ chunk × period)."""
-
-_MAX_CODE = 1 << 62
-"""State codes are int64 sums; encodings whose largest code exceeds this are not used."""
 
 
 @dataclass(frozen=True)
@@ -193,20 +192,6 @@ def _as_mu(mu: Any) -> np.ndarray:
         raise SpecError("mu", f"need a 1-D array with ≥ 1 arm, got shape {array.shape}")
     if not np.all(np.isfinite(array)) or np.any(array < 0) or np.any(array > 1):
         raise SpecError("mu", f"baseline means must lie in [0, 1]; got {array.tolist()}")
-    return array
-
-
-def _as_delays(delays: Any, n_arms: int | None = None) -> np.ndarray:
-    raw = np.asarray(delays)
-    if raw.ndim != 1 or raw.size < 1:
-        raise SpecError("delays", f"need a 1-D array with ≥ 1 arm, got shape {raw.shape}")
-    if raw.dtype.kind not in "iuf" or (raw.dtype.kind == "f" and not np.all(np.isfinite(raw))):
-        raise SpecError("delays", f"must be nonnegative integers; got {raw.tolist()}")
-    array = raw.astype(np.int64)
-    if np.any(array != raw) or np.any(array < 0):
-        raise SpecError("delays", f"must be nonnegative integers; got {raw.tolist()}")
-    if n_arms is not None and array.size != n_arms:
-        raise SpecError("delays", f"need one delay per arm ({n_arms}); got {array.size}")
     return array
 
 
@@ -491,250 +476,15 @@ def greedy_value(mu: Any, delays: Any, f: FLike, horizon: int | None = None) -> 
 
 
 # ---------------------------------------------------------------------------------------------
-# The delay-state graph
+# The exact optimum: a maximum cycle mean on the delay-state graph
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _DelayGraph:
-    """Reachable delay vectors ``states (n, k)`` sorted by code, ``succ (n, k)`` the state
-    index after pulling each arm, ``reward (n, k)`` its expected payoff, ``start`` the index of
-    the all-zero state."""
-
-    states: np.ndarray
-    succ: np.ndarray
-    reward: np.ndarray
-    start: int
-
-
-def _code_table(delays: np.ndarray) -> np.ndarray:
-    """``C (k, D+1)`` with ``code(τ) = Σ_i C[i, τ_i]``, injective on reachable delay vectors.
-
-    Mixed radix (``C[i, τ] = τ·Π_{j<i}(d_j+1)``) when ``Π(d_i+1)`` fits, else "slots"
-    (``C[i, τ] = (i+1)(k+1)^(τ−1)``: arms with ``τ_i > 0`` have distinct ``τ_i`` in any reachable
-    state, since one arm is pulled per round).
-    """
-    k, depth = delays.size, int(delays.max())
-    taus = np.arange(depth + 1, dtype=np.int64)
-    if math.prod(int(d) + 1 for d in delays) <= _MAX_CODE:
-        strides = np.cumprod(np.concatenate(([1], delays[:-1] + 1)))
-        return strides[:, None] * taus[None, :]
-    if (k + 1) ** depth <= _MAX_CODE:
-        powers = np.concatenate(([0], (k + 1) ** np.arange(depth, dtype=np.int64)))
-        return np.arange(1, k + 1, dtype=np.int64)[:, None] * powers[None, :]
-    raise SpecError("delays", "too many arms and too long delays to enumerate delay states")
-
-
-def _advance(states: np.ndarray, delays: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(aged, fresh)``: every non-pulled arm's next delay, and the pulled arm's (1 or 0)."""
-    aged = np.where((states > 0) & (states < delays), states + 1, 0).astype(states.dtype)
-    fresh = (delays >= 1).astype(states.dtype)
-    return aged, fresh
-
-
-def _successor_codes(
-    states: np.ndarray, delays: np.ndarray, table: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Codes of the successors ``(n, k)`` of ``states`` (pulled arm on axis 1), by updating
-    the pulled arm's term of the code; also returns :func:`_advance`'s ``(aged, fresh)``."""
-    aged, fresh = _advance(states, delays)
-    arms = np.arange(delays.size)
-    aged_codes = table[arms, aged].sum(axis=1)
-    succ = aged_codes[:, None] - table[arms, aged] + table[arms, fresh][None, :]
-    return succ, aged, fresh
-
-
-def delay_states(delays: Any) -> np.ndarray:
-    """All delay vectors reachable from the all-zero state, shape ``(n, k)``.
-
-    Breadth-first search; after ``max_i d_i`` rounds a state is a function of the last
-    ``max_i d_i`` pulls, so there are at most ``max_i d_i + 1`` levels. Much smaller than
-    ``Π(d_i + 1)``: nonzero entries of a reachable state are distinct, so there are at most
-    ``Σ_j C(D, j)·k!/(k−j)!`` of them (``D = max d_i``); e.g. 7 arms with ``d_i = 6``: 28,358
-    states (bound 37,633) instead of 823,543.
-    Refused beyond :data:`MAX_DELAY_STATES` states.
-    """
-    return _delay_graph_states(_as_delays(delays))[0]
-
-
-def _delay_graph_states(delays: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    k = delays.size
-    table = _code_table(delays)
-    dtype = np.int16 if delays.max() < np.iinfo(np.int16).max else np.int32
-    frontier = np.zeros((1, k), dtype=dtype)
-    frontier_codes = np.zeros(1, dtype=np.int64)
-    blocks, code_blocks = [frontier], [frontier_codes]
-    seen = frontier_codes.copy()
-    total = 1
-    while frontier.shape[0]:
-        succ, aged, fresh = _successor_codes(frontier, delays, table)
-        flat = succ.ravel()
-        new_codes, first = np.unique(flat, return_index=True)
-        keep = ~np.isin(new_codes, seen, assume_unique=True)
-        new_codes, first = new_codes[keep], first[keep]
-        rows, arms = np.divmod(first, k)
-        frontier = aged[rows]
-        frontier[np.arange(rows.size), arms] = fresh[arms]
-        frontier_codes = new_codes
-        total += rows.size
-        if total > MAX_DELAY_STATES or total * k > MAX_DELAY_EDGES:
-            raise SpecError(
-                "delays",
-                f"more than {min(MAX_DELAY_STATES, MAX_DELAY_EDGES // k)} reachable delay "
-                f"states with {k} arms (limits: {MAX_DELAY_STATES} states, {MAX_DELAY_EDGES} "
-                "state-arm pairs); the exact optimum is NP-hard (Theorem 1)",
-            )
-        blocks.append(frontier)
-        code_blocks.append(frontier_codes)
-        seen = np.union1d(seen, new_codes)
-    codes = np.concatenate(code_blocks)
-    order = np.argsort(codes)
-    return np.concatenate(blocks)[order], codes[order], table
-
-
-def _delay_graph(means: np.ndarray, lags: np.ndarray, f_tab: np.ndarray) -> _DelayGraph:
-    states, codes, table = _delay_graph_states(lags)
-    succ_codes, _, _ = _successor_codes(states, lags, table)
-    succ = np.searchsorted(codes, succ_codes).astype(np.int32)  # n ≤ MAX_DELAY_STATES < 2^31
+def _delay_graph(means: np.ndarray, lags: np.ndarray, f_tab: np.ndarray) -> CycleGraph:
+    """The delay-state graph (:func:`delay_state_graph`) with the Eq. 1 payoff on every edge."""
+    states, succ, start = delay_state_graph(lags)
     reward = means[None, :] * (1.0 - f_tab[states])  # states ≤ d_i; f_tab[0] = 0
-    start = int(np.searchsorted(codes, 0))
-    return _DelayGraph(states=states, succ=succ, reward=reward, start=start)
-
-
-# ---------------------------------------------------------------------------------------------
-# Maximum cycle mean: Howard's policy iteration and Karp's algorithm
-# ---------------------------------------------------------------------------------------------
-
-
-def _evaluate(nxt: np.ndarray, rew: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Gain, bias and cycle entry of the functional graph ``s → nxt[s]`` with rewards ``rew``.
-
-    By pointer doubling (``L = ⌈log2 n⌉ + 1`` squarings, all vectorised): ``f^(2^L)(s)`` lies on
-    the cycle ``s`` falls into; each cycle is labelled by its smallest node (its root); the gain
-    is the cycle's mean reward; the bias solves ``h(s) = rew(s) − g(s) + h(nxt(s))`` with
-    ``h(root) = 0`` (summing ``rew − g`` along the path to the root, made absorbing).
-    """
-    n = nxt.size
-    rounds = max(1, int(n).bit_length() + 1)
-    jump, low = nxt.copy(), np.arange(n)
-    for _ in range(rounds):
-        low = np.minimum(low, low[jump])
-        jump = jump[jump]
-    on_cycle = jump  # f^(2^rounds)(s), 2^rounds > n: on the cycle of s
-    cyc = np.zeros(n, dtype=bool)
-    cyc[on_cycle] = True
-    label = low[on_cycle]  # root (smallest node) of the cycle s falls into
-    cyc_nodes = np.flatnonzero(cyc)
-    sums = np.bincount(low[cyc_nodes], weights=rew[cyc_nodes], minlength=n)
-    sizes = np.bincount(low[cyc_nodes], minlength=n)
-    roots = np.flatnonzero(sizes)
-    mean = np.zeros(n)
-    mean[roots] = sums[roots] / sizes[roots]
-    gain = mean[label]
-    step = rew - gain
-    ahead = nxt.copy()
-    step[roots] = 0.0
-    ahead[roots] = roots
-    for _ in range(rounds):
-        step = step + step[ahead]
-        ahead = ahead[ahead]
-    return gain, step, label
-
-
-def _cycle_from(nxt: np.ndarray, action: np.ndarray, node: int) -> list[int]:
-    """The arms along the cycle of the functional graph that contains ``node``."""
-    arms, current = [], node
-    while True:
-        arms.append(int(action[current]))
-        current = int(nxt[current])
-        if current == node:
-            return arms
-
-
-def _canonical(arms: Sequence[int]) -> tuple[int, ...]:
-    """The lexicographically smallest rotation (a periodic schedule has no start)."""
-    rotations = [tuple(arms[i:]) + tuple(arms[:i]) for i in range(len(arms))]
-    return min(rotations)
-
-
-def _howard(graph: _DelayGraph) -> tuple[np.ndarray, np.ndarray]:
-    """Optimal policy (one arm per state) and its gain, by multichain policy iteration.
-
-    Howard's algorithm for the maximum cycle mean (Cochet-Terrasson, Cohen, Gaubert, McGettrick
-    & Quadrat 1998; Puterman 1994, §9.2): evaluate the current policy (a functional graph), then
-    in every state switch to an arm whose successor has strictly larger gain, or, where no gain
-    improves, to an arm with the same gain and strictly larger ``reward + bias(successor)``.
-    Each switch strictly increases (gain, bias) lexicographically, so no policy repeats and the
-    iteration ends after finitely many rounds (a few dozen in practice). At the end no arm
-    improves anywhere, which certifies that no cycle has mean above the policy's gain (up to the
-    tolerance :data:`HOWARD_TOL`).
-    """
-    n = graph.succ.shape[0]
-    rows = np.arange(n)
-    policy = np.argmax(graph.reward, axis=1)  # start from the myopic policy
-    for _ in range(HOWARD_MAX_ITERATIONS):
-        nxt = graph.succ[rows, policy]
-        gain, bias, _ = _evaluate(nxt, graph.reward[rows, policy])
-        succ_gain = gain[graph.succ]
-        best_gain = succ_gain.max(axis=1)
-        raise_gain = best_gain > gain + HOWARD_TOL
-        tol = HOWARD_TOL * max(1.0, float(np.abs(bias).max()))
-        same_gain = np.abs(succ_gain - gain[:, None]) <= HOWARD_TOL
-        score = np.where(same_gain, graph.reward + bias[graph.succ], -np.inf)
-        raise_bias = ~raise_gain & (score.max(axis=1) > bias + gain + tol)
-        if not (raise_gain.any() or raise_bias.any()):
-            return policy, gain
-        policy = policy.copy()
-        policy[raise_gain] = np.argmax(
-            succ_gain[raise_gain] >= best_gain[raise_gain, None] - HOWARD_TOL, axis=1
-        )
-        policy[raise_bias] = np.argmax(score[raise_bias], axis=1)
-    raise RuntimeError(f"policy iteration did not converge in {HOWARD_MAX_ITERATIONS} rounds")
-
-
-def _karp(graph: _DelayGraph) -> tuple[float, list[int]]:
-    """Maximum cycle mean reachable from the start by Karp's (1978) algorithm, and a cycle.
-
-    ``D_j(v)`` = best reward of a ``j``-edge walk from the start to ``v``;
-    ``λ* = max_v min_{j<n} (D_n(v) − D_j(v))/(n − j)``. Exact (finitely many additions and
-    comparisons). Every cycle on an optimal ``n``-edge walk to a maximising ``v`` has mean
-    ``λ*``; the best one found on that walk is returned. O(n²) memory and O(n² k) time.
-    """
-    n, k = graph.succ.shape
-    if n > KARP_MAX_STATES:
-        raise SpecError("method", f"karp is limited to {KARP_MAX_STATES} states; got {n}")
-    best = np.full((n + 1, n), -np.inf)
-    parent = np.zeros((n + 1, n), dtype=np.int64)  # flat edge index s*k + a
-    best[0, graph.start] = 0.0
-    targets = graph.succ.ravel()
-    for j in range(1, n + 1):
-        cand = (best[j - 1][:, None] + graph.reward).ravel()
-        np.maximum.at(best[j], targets, cand)
-        hit = np.flatnonzero(np.isfinite(cand) & (cand == best[j][targets]))
-        parent[j, targets[hit]] = hit
-    with np.errstate(invalid="ignore"):
-        ratios = (best[n][None, :] - best[:n]) / (n - np.arange(n))[:, None]
-    ratios = np.where(np.isfinite(best[:n]), ratios, np.inf)
-    worst = np.where(np.isfinite(best[n]), ratios.min(axis=0), -np.inf)
-    node = int(np.argmax(worst))
-    walk_states, walk_arms = [node], []
-    for j in range(n, 0, -1):
-        edge = int(parent[j, walk_states[-1]])
-        walk_states.append(edge // k)
-        walk_arms.append(edge % k)
-    walk_states.reverse()
-    walk_arms.reverse()
-    last_seen: dict[int, int] = {}
-    best_mean, best_arms = -np.inf, [0]
-    for position, state in enumerate(walk_states):
-        if state in last_seen:
-            i = last_seen[state]
-            arms = walk_arms[i:position]
-            mean = math.fsum(graph.reward[walk_states[i + t], a] for t, a in enumerate(arms))
-            if mean / len(arms) > best_mean:
-                best_mean, best_arms = mean / len(arms), arms
-        last_seen[state] = position
-    return float(worst[node]), best_arms
+    return CycleGraph(succ=succ, reward=reward, start=start)
 
 
 def optimal_value(mu: Any, delays: Any, f: FLike, *, method: str = "howard") -> OptimalPolicy:
@@ -748,11 +498,12 @@ def optimal_value(mu: Any, delays: Any, f: FLike, *, method: str = "howard") -> 
     ``max d_i`` pulls, and the all-fresh start reaches every such state, so the optimum from the
     start equals the maximum cycle mean of the whole graph; only reachable states are built.
 
-    ``method``: ``"howard"`` (default; policy iteration, see :func:`_howard`) or ``"karp"``
-    (Karp's algorithm; ≤ :data:`KARP_MAX_STATES` states; the cross-check). ``value`` is
-    recomputed as the exact mean of the returned ``cycle`` (:func:`periodic_schedule_value`), so
-    it is attained in floating point; Howard's stopping rule certifies optimality to within
-    ~1e-12. ``cycle`` is the lexicographically smallest rotation, in the caller's arm indices.
+    ``method``: ``"howard"`` (default; policy iteration) or ``"karp"`` (Karp's algorithm;
+    ≤ :data:`KARP_MAX_STATES` states; the cross-check), both run by
+    :func:`~impactbandits.oracles.mean_cycle.max_mean_cycle`. ``value`` is recomputed as the
+    exact mean of the returned ``cycle`` (:func:`periodic_schedule_value`), so it is attained in
+    floating point; Howard's stopping rule certifies optimality to within ~1e-12. ``cycle`` is
+    the lexicographically smallest rotation, in the caller's arm indices.
 
     Limits: at most :data:`MAX_DELAY_STATES` reachable states and :data:`MAX_DELAY_EDGES`
     (state, arm) pairs, else ``ValueError`` (:class:`~impactbandits.errors.SpecError`); finding
@@ -775,91 +526,5 @@ def optimal_value(mu: Any, delays: Any, f: FLike, *, method: str = "howard") -> 
     means, lags, table = _instance(mu, delays, f)
     if method not in ("howard", "karp"):
         raise SpecError("method", f"must be 'howard' or 'karp'; got {method!r}")
-    graph = _delay_graph(means, lags, table)
-    if method == "karp":
-        _, arms = _karp(graph)
-    else:
-        policy, _ = _howard(graph)
-        rows = np.arange(graph.succ.shape[0])
-        nxt = graph.succ[rows, policy]
-        node, visited = graph.start, set()
-        while node not in visited:  # walk onto the cycle the start falls into
-            visited.add(node)
-            node = int(nxt[node])
-        arms = _cycle_from(nxt, policy, node)
-    cycle = _canonical(arms)
+    cycle = max_mean_cycle(_delay_graph(means, lags, table), method=method)
     return OptimalPolicy(value=periodic_schedule_value(means, lags, table[1:], cycle), cycle=cycle)
-
-
-# ---------------------------------------------------------------------------------------------
-# Theorem 1: the reduction from the Periodic Maintenance Scheduling Problem
-# ---------------------------------------------------------------------------------------------
-
-
-def _as_periods(periods: Sequence[int]) -> list[int]:
-    values = list(periods)
-    if not values or any(int(p) != p or p < 1 for p in values):
-        raise SpecError("periods", f"need ≥ 1 positive integer service intervals; got {values}")
-    values = [int(p) for p in values]
-    if sum(Fraction(1, p) for p in values) > 1:
-        raise SpecError("periods", f"a PMSP instance needs Σ 1/ℓ_i ≤ 1; got {values}")
-    return values
-
-
-def pmsp_instance(periods: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The B2DEP instance of the proof of Theorem 1 (supplementary §1) for a PMSP instance.
-
-    ``periods = (ℓ_1, …, ℓ_n)`` with ``Σ 1/ℓ_i ≤ 1``. Returns ``(mu, delays, f)`` with ``n + 1``
-    arms: ``mu_i = 1``, ``d_i = ℓ_i − 1`` for the machines, an idle arm ``n`` with ``mu = 0``,
-    ``d = 0``, and ``f ≡ 1`` (as the array ``(f(1), …, f(max d))``). An arm then pays 1 exactly
-    when at least ``ℓ_i`` rounds have passed since its last pull, so the long-run average is at
-    most ``Σ 1/ℓ_i = Σ mu_i/(d_i + 1)``, with equality iff some schedule pulls every machine
-    exactly every ``ℓ_i`` rounds, i.e. iff the PMSP instance is feasible.
-    """
-    lengths = _as_periods(periods)
-    n = len(lengths)
-    mu = np.append(np.ones(n), 0.0)
-    delays = np.append(np.asarray(lengths, dtype=np.int64) - 1, 0)
-    return mu, delays, np.ones(max(1, int(delays.max())))
-
-
-def pmsp_schedule(periods: Sequence[int]) -> tuple[int, ...] | None:
-    """One period (length ``lcm(ℓ)``) of a feasible maintenance schedule, or ``None``.
-
-    PMSP (Section 4, after Bar-Noy et al. 2002): find an infinite sequence over machines and
-    idle in which the consecutive services of machine ``i`` are exactly ``ℓ_i`` rounds apart.
-    Machine ``i`` then occupies the times ``o_i + ℓ_i ℕ``; two machines collide iff
-    ``o_i ≡ o_j (mod gcd(ℓ_i, ℓ_j))`` (Chinese remainder theorem). Brute force: backtracking
-    over the offsets ``o_i ∈ [0, ℓ_i)`` (``o_1 = 0``). The schedule uses the arm indices of
-    :func:`pmsp_instance` (machine ``i`` → arm ``i``, idle → arm ``n``).
-    """
-    lengths = _as_periods(periods)
-    n = len(lengths)
-    period = math.lcm(*lengths)
-    if period > MAX_PMSP_PERIOD:
-        raise SpecError("periods", f"common period {period} exceeds {MAX_PMSP_PERIOD}")
-    offsets: list[int] = []
-
-    def place(i: int) -> bool:
-        if i == n:
-            return True
-        for o in range(1 if i == 0 else lengths[i]):
-            if all((o - offsets[j]) % math.gcd(lengths[i], lengths[j]) for j in range(i)):
-                offsets.append(o)
-                if place(i + 1):
-                    return True
-                offsets.pop()
-        return False
-
-    if not place(0):
-        return None
-    slots = [n] * period
-    for machine, (o, length) in enumerate(zip(offsets, lengths, strict=True)):
-        for t in range(o, period, length):
-            slots[t] = machine
-    return tuple(slots)
-
-
-def pmsp_feasible(periods: Sequence[int]) -> bool:
-    """Whether the PMSP instance ``periods`` has a feasible schedule (:func:`pmsp_schedule`)."""
-    return pmsp_schedule(periods) is not None

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
@@ -21,6 +22,12 @@ from impactbandits.core.variants import Variant
 from impactbandits.errors import SpecError
 from impactbandits.params import PositiveFloat, Probability
 from impactbandits.policies.statistics import ArmStatistics
+from impactbandits.policies.ucb_buckets import (
+    UCB1_GROUP_ARMS,
+    bucket_select,
+    bucket_state,
+    full_argmax,
+)
 
 __all__ = ["EXP3", "UCB1", "EpsilonGreedy", "ExploreThenCommit", "Greedy", "RoundRobin"]
 
@@ -107,6 +114,35 @@ class UCB1(_Counting):
         # meta-policy such as SRUM may play another action this round, leaving this one unpulled)
         self._unpulled = bool((counts == 0).any())
         return actions
+
+    def compiled_step(self) -> CompiledStep | None:
+        """The paper variant's rounds, one replication at a time; with
+        :data:`~impactbandits.policies.ucb_buckets.UCB1_GROUP_ARMS` arms or more the argmax goes
+        through buckets of equal (count, mean) (:mod:`impactbandits.policies.ucb_buckets`)."""
+        if self.variant != "paper":
+            return None
+        return CompiledStep(_ucb1_init, _ucb1_select, _ucb1_update, np.array([self.c]))
+
+
+@kernel
+def _ucb1_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    return np.zeros(k), np.zeros(k), bucket_state(k if k >= UCB1_GROUP_ARMS else 0, rounds)
+
+
+@kernel
+def _ucb1_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    counts, sums, buckets = state
+    if counts.size >= UCB1_GROUP_ARMS:
+        return bucket_select(buckets, counts, sums, params[0], t)  # type: ignore[no-any-return]
+    return full_argmax(counts, sums, params[0] * math.log(t))  # type: ignore[no-any-return]
+
+
+@kernel
+def _ucb1_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    counts, sums, buckets = state
+    counts[arm] += 1.0
+    sums[arm] += reward
+    buckets[9][1] = arm  # the arm joins its new bucket at the next select
 
 
 class EXP3(Policy):
@@ -195,6 +231,60 @@ class EXP3(Policy):
         # Re-centre so the largest log-weight is 0: exp() of the others never overflows.
         self.log_w -= self.log_w.max(axis=1, keepdims=True)
 
+    def compiled_step(self) -> CompiledStep | None:
+        """The paper variant's rounds, one replication at a time (one uniform per round, the
+        one :meth:`~impactbandits.core.random.BatchRNG.categorical` takes)."""
+        if self.variant != "paper":
+            return None
+        return CompiledStep(_exp3_init, _exp3_select, exp3_update, np.array([self._gamma]), 1)
+
+
+@kernel
+def _exp3_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    return np.zeros(k), np.empty(k)
+
+
+@kernel
+def exp3_draw(log_w: np.ndarray, p: np.ndarray, gamma: float, u: float) -> int:
+    """:meth:`EXP3.select` for one replication with the uniform ``u``, and
+    :meth:`~impactbandits.core.random.BatchRNG.categorical` (the inverse CDF at ``u``); fills
+    ``p`` with the probabilities used."""
+    k = log_w.size
+    top = log_w.max()
+    total = 0.0
+    for i in range(k):
+        p[i] = math.exp(log_w[i] - top)
+        total += p[i]
+    cdf_last = 0.0
+    for i in range(k):
+        p[i] = (1.0 - gamma) * p[i] / total + gamma / k
+        cdf_last += p[i]
+    threshold = u * cdf_last
+    index = 0
+    cdf = 0.0
+    for i in range(k):
+        cdf += p[i]
+        if cdf < threshold:
+            index += 1
+    return min(index, k - 1)
+
+
+@kernel
+def _exp3_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    log_w, p = state
+    return exp3_draw(log_w, p, params[0], u)  # type: ignore[no-any-return]
+
+
+@kernel
+def exp3_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """:meth:`EXP3.update` for one replication (``params[0]``: γ)."""
+    log_w, p = state
+    k = log_w.size
+    log_w[arm] += params[0] * reward / (p[arm] * k)
+    top = log_w.max()
+    for i in range(k):
+        log_w[i] -= top
+
 
 class Greedy(_Counting):
     """Greedy: pull every arm once, then always the highest empirical mean. Anytime."""
@@ -204,6 +294,35 @@ class Greedy(_Counting):
     def select(self) -> np.ndarray:
         self._next_round()
         return np.argmax(self.stats.means(), axis=1)  # unpulled arms (mean +inf) first
+
+    def compiled_step(self) -> CompiledStep | None:
+        return CompiledStep(counts_init, _greedy_select, counts_update, np.zeros(0))
+
+
+@kernel
+def counts_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """One replication's pull counts and reward sums, as floats (:class:`ArmStatistics`)."""
+    return np.zeros(k), np.zeros(k)
+
+
+@kernel
+def counts_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """:meth:`ArmStatistics.add` for one replication (``state``'s first two arrays)."""
+    state[0][arm] += 1.0
+    state[1][arm] += reward
+
+
+@kernel
+def _greedy_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """``argmax`` of the empirical means, unpulled arms (+inf) first, ties to the lowest index."""
+    counts, sums = state
+    best = 0
+    best_value = -math.inf
+    for i in range(counts.size):
+        value = sums[i] / counts[i] if counts[i] > 0 else math.inf
+        if value > best_value:
+            best, best_value = i, value
+    return best
 
 
 class EpsilonGreedy(_Counting):

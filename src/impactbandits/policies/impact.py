@@ -41,9 +41,10 @@ class OneHot(Policy):
     action_kinds = ("simplex",)
 
     def __init__(self, base: str = "ucb1", base_params: dict[str, Any] | None = None) -> None:
-        from impactbandits.registry import build_policy, resolve, validate_params
+        from impactbandits.construct import validate_params
+        from impactbandits.policies.names import build_policy, resolve_policy
 
-        params = validate_params(resolve("policy", base, "base"), base_params or {}, "base_params")
+        params = validate_params(resolve_policy(base, "base"), base_params or {}, "base_params")
         self.base, self.base_params = base, params
         self._inner = build_policy(base, params)
         if "discrete" not in self._inner.action_kinds:
@@ -127,14 +128,15 @@ class _GridLearner(SimplePolicy):
         self.counts = np.zeros((self.k, self.M))
         self.levels = np.arange(1, self.M + 1) / self.M
         self.rows = np.arange(self.k)
-        from impactbandits.oracles.simplex import ENUMERATION_LIMIT, compositions
+        from impactbandits.oracles.simplex import compositions
+        from impactbandits.policies.impact_index import ENUMERATION_LIMIT
 
         small = math.comb(self.M - 1, self.k - 1) <= TABLE_LIMIT * ENUMERATION_LIMIT
         self._table = compositions(self.k, self.M) if small else None
 
     def _maximise(self, bonus: Any) -> np.ndarray:
         """Exact argmax of Σ_k jε·r̄(k, j) + bonus(min count) over the ε-grid (0-based levels)."""
-        from impactbandits.oracles.simplex import enumerate_index, maximise_index
+        from impactbandits.policies.impact_index import enumerate_index, maximise_index
 
         scores = self.levels * self._means()
         if self._table is not None:
@@ -159,7 +161,7 @@ class ActionDependentUCB(_GridLearner):
     Discretise each group's share into levels ε, 2ε, …, 1 (ε = 1/``resolution``; default from
     Theorem 4.2, ε = (ln T/T)^{1/3}, horizon-aware). Every round, play
     ``argmax_p Σ_k p_k r̄(p_k) + √(K ln t / min_k n(p_k))`` (Eq. 6) over the ε-grid of the simplex
-    — maximised exactly by :func:`~impactbandits.oracles.simplex.maximise_index` without
+    — maximised exactly by :func:`~impactbandits.policies.impact_index.maximise_index` without
     enumerating the compositions (grids of at most ``TABLE_LIMIT·ENUMERATION_LIMIT`` = 5,000
     meta-arms, e.g. every K = 2 grid, are scanned from a table made once per run: faster there)
     — and update every discretized arm of p with the importance-weighted reward of Eq. (5).

@@ -13,12 +13,14 @@ import sys
 
 import numpy as np
 
+from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import SimplePolicy
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.core.variants import Variant
 from impactbandits.errors import SpecError
 from impactbandits.policies.single_peaked import linear_optimistic_sum
+from impactbandits.policies.spo_bound import linear_sum
 
 __all__ = ["HKR", "PatilAnytime"]
 
@@ -114,6 +116,96 @@ class HKR(SimplePolicy):
         self.total[action] += reward
         self.previous[action] = self.last[action]
         self.last[action] = reward
+
+    def compiled_step(self) -> CompiledStep | None:
+        """The paper variant's rounds (``params``: T)."""
+        if self.variant != "paper":
+            return None
+        return CompiledStep(_hkr_init, _hkr_select, _hkr_update, np.array([float(self.horizon)]))
+
+
+@kernel
+def _hkr_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """Pulls, total, last and previous reward per arm; the active arms (``active[:flags[0]]``)
+    and the phase queue position (``flags[1]``); scratch for the bounds."""
+    flags = np.array([k, 0], dtype=np.int64)
+    return (
+        np.zeros(k, dtype=np.int64),
+        np.zeros(k),
+        np.full(k, np.nan),
+        np.full(k, np.nan),
+        np.arange(k),
+        flags,
+        np.empty(k),
+        np.empty(k),
+    )
+
+
+@kernel
+def _hkr_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`HKR.select`: the active arms in turn; after each phase, :meth:`HKR._eliminate`."""
+    pulls, total, last, previous, active, flags, upper, lower = state
+    if flags[0] > 1 and flags[1] == flags[0]:  # a phase ends
+        flags[0] = _hkr_eliminate(active, flags[0], pulls, total, last, previous,
+                                  int(params[0]), upper, lower)  # fmt: skip
+        flags[1] = 0
+    if flags[0] == 1:
+        return active[0]  # type: ignore[no-any-return]
+    a = active[flags[1]]
+    flags[1] += 1
+    return a  # type: ignore[no-any-return]
+
+
+@kernel
+def _hkr_eliminate(
+    active: np.ndarray,
+    n_active: int,
+    pulls: np.ndarray,
+    total: np.ndarray,
+    last: np.ndarray,
+    previous: np.ndarray,
+    horizon: int,
+    upper: np.ndarray,
+    lower: np.ndarray,
+) -> int:
+    """:meth:`HKR._eliminate` after a phase: the survivors replace ``active[:n_active]`` (index
+    order); returns their number."""
+    p = pulls[active[0]]
+    if p < 2:
+        return n_active
+    rest = horizon - p
+    for idx in range(n_active):
+        i = active[idx]
+        future = linear_sum(last[i], last[i] - previous[i], rest)
+        upper[idx] = total[i] + future
+        lower[idx] = total[i] + last[i] * rest
+    kept = 0
+    for idx in range(n_active):
+        dominated = False
+        for other in range(n_active):
+            if other != idx and lower[other] > upper[idx]:
+                dominated = True
+                break
+        if not dominated:  # compacted in place: kept <= idx, and the bounds stay by idx
+            active[kept] = active[idx]
+            kept += 1
+    if kept == 0:  # every arm dominated (noisy slopes): the best pessimistic bound stays
+        best = 0
+        for idx in range(1, n_active):
+            if lower[idx] > lower[best]:
+                best = idx
+        active[0] = active[best]
+        return 1
+    return kept
+
+
+@kernel
+def _hkr_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    pulls, total, last, previous = state[0], state[1], state[2], state[3]
+    pulls[arm] += 1
+    total[arm] += reward
+    previous[arm] = last[arm]
+    last[arm] = reward
 
 
 #: Rounding allowance of :class:`PatilAnytime`'s tie test, in units of the machine epsilon per
@@ -221,3 +313,60 @@ class PatilAnytime(SimplePolicy):
         self.magnitude[action] += abs(reward)
         self.increment[action] = reward - self.last[action] if self.pulls[action] > 1 else 0.0
         self.last[action] = reward
+
+    def compiled_step(self) -> CompiledStep | None:
+        """Algorithm 1's rounds (``params``: the tie allowance :data:`TIE_ULPS` · ε)."""
+        return CompiledStep(_patil_init, _patil_select, _patil_update, np.array([_TIE_EPS]))
+
+
+@kernel
+def _patil_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """Pulls; rows of ``state``: cumulative reward, its Neumaier compensation, Σ|reward|, last
+    reward, last increment; scratch for the estimates and their bounds."""
+    return np.zeros(k, dtype=np.int64), np.zeros((5, k)), np.empty(k), np.empty(k)
+
+
+@kernel
+def _patil_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`PatilAnytime.select`, its operations in its order."""
+    pulls, rows, scores, bounds = state
+    k = pulls.size
+    if t <= 2 * k:  # each arm twice, arm by arm
+        return (t - 1) // 2
+    eps = params[0]
+    most = pulls.max()
+    for i in range(k):
+        m = most - pulls[i]
+        half = m * (m + 1) / 2
+        f = rows[3, i]
+        d = rows[4, i]
+        scores[i] = (rows[0, i] + rows[1, i]) + m * f + d * half
+        bounds[i] = eps * (rows[2, i] + m * abs(f) + half * (abs(f) + abs(f - d)))
+    top = 0
+    for i in range(1, k):
+        if scores[i] > scores[top]:
+            top = i
+    best = top
+    for i in range(k):
+        if scores[top] - scores[i] <= bounds[i] + bounds[top] and (
+            pulls[i] < pulls[best] or (pulls[i] == pulls[best] and i < best)
+        ):
+            best = i
+    return best
+
+
+@kernel
+def _patil_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """:meth:`PatilAnytime.update`: Neumaier's compensated sum, Σ|reward|, the last increment."""
+    pulls, rows = state[0], state[1]
+    pulls[arm] += 1
+    total = rows[0, arm]
+    new = total + reward
+    if abs(total) >= abs(reward):
+        rows[1, arm] += (total - new) + reward
+    else:
+        rows[1, arm] += (reward - new) + total
+    rows[0, arm] = new
+    rows[2, arm] += abs(reward)
+    rows[4, arm] = reward - rows[3, arm] if pulls[arm] > 1 else 0.0
+    rows[3, arm] = reward

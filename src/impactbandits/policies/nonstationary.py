@@ -32,6 +32,7 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
@@ -39,7 +40,7 @@ from impactbandits.core.spaces import ActionSpace
 from impactbandits.core.variants import Variant, refresh_stale
 from impactbandits.errors import SpecError
 from impactbandits.params import PositiveFloat
-from impactbandits.policies.classic import EXP3
+from impactbandits.policies.classic import EXP3, counts_init, exp3_draw, exp3_update
 
 __all__ = ["UCB", "DiscountedUCB", "RExp3", "SlidingWindowUCB"]
 
@@ -122,6 +123,54 @@ class DiscountedUCB(Policy):
         flat = self._offsets + actions
         self.counts.reshape(-1)[flat] += 1.0
         self.sums.reshape(-1)[flat] += feedback.reward
+
+    def compiled_step(self) -> CompiledStep | None:
+        """The paper variant's rounds, one replication at a time."""
+        if self.variant != "paper":
+            return None
+        params = np.array([self._padding, self.xi, self._gamma])
+        return CompiledStep(counts_init, _ducb_select, _ducb_update, params)
+
+
+@kernel
+def padded_index(counts: np.ndarray, sums: np.ndarray, padding: float, numerator: float) -> int:
+    """``argmax sums/counts + padding·sqrt(numerator/counts)``, arms with no (window) count
+    first (+inf), ties to the lowest index: D-UCB's and SW-UCB's ``select`` for one
+    replication."""
+    best = 0
+    best_value = -math.inf
+    for i in range(counts.size):
+        if counts[i] > 0:
+            value = sums[i] / counts[i] + padding * math.sqrt(numerator / counts[i])
+        else:
+            value = math.inf
+        if value > best_value:
+            best, best_value = i, value
+    return best
+
+
+@kernel
+def _ducb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`DiscountedUCB.select` (``params``: padding 2B, ξ, γ)."""
+    counts, sums = state
+    k = counts.size
+    if t <= k:
+        return t - 1
+    total = 0.0
+    for i in range(k):  # left to right, as the readable form's cumsum
+        total += counts[i]
+    return padded_index(counts, sums, params[0], params[1] * math.log(total))  # type: ignore[no-any-return]
+
+
+@kernel
+def _ducb_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    counts, sums = state
+    if params[2] != 1.0:
+        for i in range(counts.size):
+            counts[i] *= params[2]
+            sums[i] *= params[2]
+    counts[arm] += 1.0
+    sums[arm] += reward
 
 
 class UCB(DiscountedUCB):
@@ -208,6 +257,45 @@ class SlidingWindowUCB(Policy):
         self._actions[:, slot] = actions
         self._rewards[:, slot] = feedback.reward
 
+    def compiled_step(self) -> CompiledStep | None:
+        """The paper variant's rounds, one replication at a time."""
+        if self.variant != "paper":
+            return None
+        params = np.array([self.b, self.xi, self._tau])
+        return CompiledStep(_swucb_init, _swucb_select, _swucb_update, params)
+
+
+@kernel
+def _swucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    window = int(params[2])
+    return np.zeros(k), np.zeros(k), np.zeros(window, dtype=np.int64), np.zeros(window)
+
+
+@kernel
+def _swucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`SlidingWindowUCB.select` (``params``: B, ξ, τ)."""
+    counts, sums, _, _ = state
+    plays = min(t - 1, int(params[2]))
+    if plays == 0:
+        return 0
+    return padded_index(counts, sums, params[0], params[1] * math.log(plays))  # type: ignore[no-any-return]
+
+
+@kernel
+def _swucb_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """:meth:`SlidingWindowUCB.update`: the ring buffer of the last τ plays."""
+    counts, sums, ring_actions, ring_rewards = state
+    window = ring_actions.size
+    slot = (t - 1) % window
+    if t > window:  # the play of round t − τ leaves the window
+        old = ring_actions[slot]
+        counts[old] -= 1.0
+        sums[old] -= ring_rewards[slot]
+    counts[arm] += 1.0
+    sums[arm] += reward
+    ring_actions[slot] = arm
+    ring_rewards[slot] = reward
+
 
 class RExp3(EXP3):
     """Rexp3 (Besbes, Gur & Zeevi 2014, "Stochastic multi-armed-bandit problem with
@@ -241,3 +329,23 @@ class RExp3(EXP3):
             self.log_w[:] = 0.0  # restart EXP3 at the start of each batch
         self.t += 1
         return super().select()
+
+    def compiled_step(self) -> CompiledStep | None:
+        """The paper variant's rounds, one replication at a time (``params``: γ, Δ)."""
+        if self.variant != "paper":
+            return None
+        params = np.array([self._gamma, self.batch])
+        return CompiledStep(_rexp3_init, _rexp3_select, exp3_update, params, 1)
+
+
+@kernel
+def _rexp3_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    return np.zeros(k), np.empty(k)
+
+
+@kernel
+def _rexp3_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    log_w, p = state
+    if (t - 1) % int(params[1]) == 0:
+        log_w[:] = 0.0  # restart at the start of each batch of Δ rounds
+    return exp3_draw(log_w, p, params[0], u)  # type: ignore[no-any-return]

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import Field
 
+from impactbandits.construct import validate_params
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
@@ -24,6 +25,7 @@ from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
 from impactbandits.opportunity.fairness import SoftmaxFairness
 from impactbandits.opportunity.objective import requirements
+from impactbandits.policies.names import build_policy, resolve_policy
 
 __all__ = ["ConstantFairnessElimination", "FairnessAwareETC", "SelfRegulatedUtilityMaximization"]
 
@@ -195,14 +197,11 @@ class SelfRegulatedUtilityMaximization(Policy):
         variant: Literal["paper", "authors-code"] = "paper",
     ) -> None:
         from impactbandits.policies.classic import UCB1
-        from impactbandits.registry import build_policy, resolve, validate_params
 
         given = dict(black_box_params or {})
         if variant == "authors-code" and black_box == "ucb1":
             given.setdefault("variant", "authors-code")
-        params = validate_params(
-            resolve("policy", black_box, "black_box"), given, "black_box_params"
-        )
+        params = validate_params(resolve_policy(black_box, "black_box"), given, "black_box_params")
         self.black_box, self.black_box_params = black_box, params
         self._inner = build_policy(black_box, params)
         # UCB1's authors-code variant needs only ln T of SRUM's own horizon, which is known
@@ -332,8 +331,6 @@ class ConstantFairnessElimination(Policy):
     phases = ("1", "2")
 
     def __init__(self, black_box: str = "ucb1") -> None:
-        from impactbandits.registry import build_policy
-
         self._inner = build_policy(black_box, {})
         if type(self._inner).reset_rows is Policy.reset_rows or self._inner.requires_horizon:
             raise SpecError("black_box", f"{black_box!r} cannot be restarted per replication")

@@ -31,6 +31,7 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
@@ -119,20 +120,104 @@ class FEWA(_WindowAverages):
     def select(self) -> np.ndarray:
         windows, averages = self._averages()
         widths = 2.0 * np.sqrt(2.0 * self.sigma**2 * self._log_term() / windows)
-        from impactbandits import kernels
-
-        if kernels.available():
-            return kernels.entry("fewa_choices")(averages, self.counts, windows, widths)
         return _fewa_choices(averages, self.counts, windows, widths)
+
+    def compiled_step(self) -> CompiledStep | None:
+        """One replication at a time, deciding as soon as it can (``params``: α, σ², m)."""
+        params = np.array([self.alpha, self.sigma**2, self.grid])
+        return CompiledStep(_fewa_init, _fewa_select, _fewa_update, params)
+
+
+@kernel
+def _fewa_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """Pull counts, the prefix sums of each arm's rewards, the active-arm mask, and
+    :func:`window_grid` up to ``rounds`` (the same operations)."""
+    grid = params[2]
+    windows = np.empty(rounds, dtype=np.int64)
+    size = 0
+    if grid <= 1.0:
+        for h in range(1, rounds + 1):
+            windows[h - 1] = h
+        size = rounds
+    else:
+        windows[0] = 1
+        size = 1
+        power = 1.0
+        while power <= rounds:
+            h = math.ceil(power - 1e-9)
+            if h > windows[size - 1] and h <= rounds:
+                windows[size] = h
+                size += 1
+            power *= grid
+    counts = np.zeros(k, dtype=np.int64)
+    return counts, np.zeros((k, rounds + 1)), np.empty(k, dtype=np.bool_), windows[:size]
+
+
+@kernel
+def _fewa_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    counts, sums = state[0], state[1]
+    n = counts[arm] + 1
+    sums[arm, n] = sums[arm, n - 1] + reward
+    counts[arm] = n
+
+
+@kernel
+def _fewa_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`FEWA.select` for one replication: the same filter as :func:`_fewa_choices`, each
+    window's averages and width computed with the readable form's operations."""
+    counts, sums, active, windows = state
+    arms = counts.size
+    most = max(counts.max(), 1)
+    log_term = params[0] * math.log(max(t - 1, 1))
+    for k in range(arms):
+        active[k] = True
+    choice = -1
+    for j in range(windows.size):
+        h = windows[j]
+        if h > most:
+            break
+        remaining = 0
+        for k in range(arms):
+            if active[k]:
+                remaining += 1
+        best_count = np.iinfo(np.int64).max
+        for k in range(arms):
+            playable = active[k] and (remaining == 1 or counts[k] < h)
+            if playable and counts[k] < best_count:
+                best_count = counts[k]
+                choice = k
+        if choice >= 0:
+            break
+        width = 2.0 * math.sqrt(2.0 * params[1] * log_term / h)
+        best = -np.inf
+        for k in range(arms):
+            if active[k] and counts[k] >= h:
+                average = (sums[k, counts[k]] - sums[k, counts[k] - h]) / h
+                if average > best:
+                    best = average
+        for k in range(arms):
+            if active[k]:
+                average = np.nan
+                if counts[k] >= h:
+                    average = (sums[k, counts[k]] - sums[k, counts[k] - h]) / h
+                if not (average >= best - width):
+                    active[k] = False
+    if choice < 0:  # past the largest window every active arm is short: least pulled
+        best_count = np.iinfo(np.int64).max
+        for k in range(arms):
+            if active[k] and counts[k] < best_count:
+                best_count = counts[k]
+                choice = k
+    return choice
 
 
 def _fewa_choices(
     averages: np.ndarray, counts: np.ndarray, windows: np.ndarray, widths: np.ndarray
 ) -> np.ndarray:
-    """FEWA's filter over the batch (the compiled :func:`impactbandits.kernels.fewa.
-    fewa_choices` does the same per replication): for each window in turn, an active arm with
-    fewer samples than the window, or a last arm standing, is played (least pulled, lowest
-    index); otherwise arms more than ``widths[j]`` below the best average leave."""
+    """FEWA's filter over the batch (:func:`_fewa_select`, FEWA's compiled step, does the same per
+    replication): for each window in turn, an active arm with fewer samples than the window, or a
+    last arm standing, is played (least pulled, lowest index); otherwise arms more than
+    ``widths[j]`` below the best average leave."""
     size = counts.shape[0]
     active = np.ones(counts.shape, dtype=bool)
     choice = np.full(size, -1, dtype=np.int64)

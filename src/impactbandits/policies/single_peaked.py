@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
@@ -25,6 +26,7 @@ from impactbandits.core.spaces import ActionSpace
 from impactbandits.core.variants import Variant, refresh_stale
 from impactbandits.errors import SpecError
 from impactbandits.params import NonNegativeFloat, PositiveFloat
+from impactbandits.policies.spo_bound import bound_add, capped_linear_sum, optimistic_sum
 
 if TYPE_CHECKING:
     from impactbandits.core.environment import Environment
@@ -87,6 +89,21 @@ class _LastTwo(Policy):
         return e[:, :, 0], e[:, :, 3], e[:, :, 1], e[:, :, 2], e[:, :, 4]
 
 
+@kernel
+def _last_two_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """One replication's pull counts and last two observations per arm."""
+    return np.zeros(k, dtype=np.int64), np.full(k, np.nan), np.full(k, np.nan)
+
+
+@kernel(inline=True)
+def _last_two_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """:meth:`_LastTwo.update` for one replication (``state``'s first three arrays)."""
+    pulls, last, previous = state[0], state[1], state[2]
+    previous[arm] = last[arm]
+    last[arm] = reward
+    pulls[arm] += 1
+
+
 class LastRewardGreedy(_LastTwo):
     """ "Greedy" of Lindner et al. (2021, §5): pull every arm once, then the arm whose last
     pull gave the highest reward. Optimal for decreasing curves (Heidari et al. 2016). Anytime.
@@ -106,6 +123,24 @@ class LastRewardGreedy(_LastTwo):
         if self.variant == "authors-code" and self.t > self.n:
             return np.argmax(np.maximum(self._evaluations()[0], 0.0), axis=1)
         return np.argmax(np.where(self.pulls > 0, self.last, np.inf), axis=1)
+
+    def compiled_step(self) -> CompiledStep | None:
+        if self.variant != "paper":
+            return None
+        return CompiledStep(_last_two_init, _last_greedy_select, _last_two_update, np.zeros(0))
+
+
+@kernel
+def _last_greedy_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """``argmax`` of the last reward, unpulled arms first, ties to the lowest index."""
+    pulls, last, _ = state
+    best = 0
+    best_value = -math.inf
+    for i in range(pulls.size):
+        value = last[i] if pulls[i] > 0 else math.inf
+        if value > best_value:
+            best, best_value = i, value
+    return best
 
 
 class OneStepOptimistic(_LastTwo):
@@ -149,6 +184,32 @@ class OneStepOptimistic(_LastTwo):
         fresh = np.where(test_n - test_p > 0, rising, value_n + b)
         first = self.t == 2 * self.n + 1
         return refresh_stale(self._index, fresh, None if first else self._pulled)
+
+    def compiled_step(self) -> CompiledStep | None:
+        if self.variant != "paper":
+            return None
+        params = np.array([self.noise_bound])
+        return CompiledStep(_last_two_init, _one_step_select, _last_two_update, params)
+
+
+@kernel
+def _one_step_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """Index ``min(1, 2u − l)`` if ``u ≥ l`` else ``u`` (``u = last + ε̄``,
+    ``l = previous − ε̄``), arms with fewer than two pulls first, ties to the lowest index."""
+    pulls, last, previous = state
+    b = params[0]
+    best = 0
+    best_value = -math.inf
+    for i in range(pulls.size):
+        if pulls[i] >= 2:
+            upper = last[i] + b
+            lower = previous[i] - b
+            value = min(1.0, 2.0 * upper - lower) if upper >= lower else upper
+        else:
+            value = math.inf
+        if value > best_value:
+            best, best_value = i, value
+    return best
 
 
 def _noisy(environment: Environment) -> bool:
@@ -282,6 +343,77 @@ class SPO(_LastTwo):
             for r, arm in enumerate(actions):
                 self._bounds[r][arm].add(float(lower[r]), float(upper[r]))
             self._stale[np.arange(self.size), actions] = True
+
+    def compiled_step(self) -> CompiledStep | None:
+        """The paper variant's rounds (``params``: ε̄ or the δ-interval half-width, T, initial
+        pulls per arm); the LP (⋆) state per arm in :mod:`impactbandits.policies.spo_bound`."""
+        if self.variant != "paper":
+            return None
+        params = np.array([self.width, self.horizon, self.initial])
+        return CompiledStep(_spo_init, _spo_select, _spo_update, params)
+
+
+@kernel
+def _spo_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    pulls, last, previous = _last_two_init(params, k, rounds)
+    hull = rounds if params[0] > 0 else 1  # (⋆)'s upper hull of the observations, per arm
+    return (
+        pulls,
+        last,
+        previous,
+        np.zeros(k, dtype=np.int64),  # pulls seen by the bound
+        np.ones(k, dtype=np.bool_),  # (⋆) feasible
+        np.full(k, np.nan),  # its greatest feasible end point (x*, d*)
+        np.full(k, math.inf),
+        np.full(k, -math.inf),  # running maximum and pending value of the bound
+        np.full(k, np.nan),
+        np.empty((k, hull), dtype=np.int64),
+        np.empty((k, hull)),
+        np.zeros(k, dtype=np.int64),
+    )
+
+
+@kernel
+def _spo_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`SPO.select` (paper variant): the initial pulls, then ``argmax`` of the noise-free
+    index (``ε̄ = 0``) or of LP (⋆)'s optimum, ``cap`` for arms whose (⋆) is infeasible; ties
+    to the lowest index."""
+    _, last, previous, n, feasible, x, d = state[:7]
+    k = last.size
+    width = params[0]
+    initial = int(params[2])
+    if t <= initial * k:
+        return (t - 1) // initial
+    remaining = int(params[1]) - (t - 1)
+    best = 0
+    best_value = -math.inf
+    for i in range(k):
+        if width > 0:
+            if not feasible[i]:
+                value = min(1.0, last[i] + width) * remaining
+            elif n[i] <= 1:
+                value = float(remaining)
+            else:
+                value = capped_linear_sum(x[i], d[i], remaining)
+        else:
+            slope = last[i] - previous[i]
+            if slope >= 0:
+                value = optimistic_sum(last[i], max(slope, 0.0), remaining)
+            else:
+                value = last[i] * remaining
+        if value > best_value:
+            best, best_value = i, value
+    return best
+
+
+@kernel
+def _spo_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    _last_two_update(state, params, t, arm, reward)
+    width = params[0]
+    if width > 0:
+        _, _, _, n, feasible, x, d, running_max, pending, hull_x, hull_y, hull_len = state
+        bound_add(arm, reward - width, reward + width, n, feasible, x, d, running_max, pending,
+                  hull_x, hull_y, hull_len)  # fmt: skip
 
 
 class SPODelta(SPO):

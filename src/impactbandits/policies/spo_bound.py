@@ -1,10 +1,10 @@
-"""SPO inside the compiled loops: Lindner et al. (2021) Algorithm 1 and the LP (⋆) bound of §4.
+"""SPO's compiled step: Lindner et al. (2021) Algorithm 1's index and the LP (⋆) bound of §4.
 
 Transcriptions, operation for operation, of
 :func:`~impactbandits.policies.single_peaked.linear_optimistic_sum` (noise-free index),
 :class:`~impactbandits.oracles.concave_bound.ConcaveBound` (``add``, ``_push_hull``,
 ``_tangent``, ``value``) and :func:`~impactbandits.oracles.concave_bound.capped_linear_sum`
-(noisy index), over per-arm arrays instead of objects. ``tests/test_kernels.py`` checks the
+(noisy index), over per-arm arrays instead of objects. The compiled-step tests check the
 whole loop against :class:`~impactbandits.policies.single_peaked.SPO` bit for bit.
 """
 
@@ -13,13 +13,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from impactbandits.core.compiled import kernel
 
 #: :data:`impactbandits.oracles.concave_bound.FEASIBILITY_TOLERANCE`.
 FEASIBILITY_TOLERANCE = 1e-9
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def optimistic_sum(value: float, slope: float, remaining: int) -> float:
     """``linear_optimistic_sum`` for slope ≥ 0 (the only case SPO's noise-free index uses)."""
     r = float(remaining)
@@ -28,7 +29,7 @@ def optimistic_sum(value: float, slope: float, remaining: int) -> float:
     return k * value + slope * k * (k + 1) / 2.0 + (r - k)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def linear_sum(value: float, slope: float, remaining: int) -> float:
     """:func:`impactbandits.policies.single_peaked.linear_optimistic_sum` for one value and
     slope of any sign, with its operations in its order."""
@@ -42,7 +43,7 @@ def linear_sum(value: float, slope: float, remaining: int) -> float:
     return j + (r - j) * value + slope * (r * (r + 1) - j * (j + 1)) / 2.0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def capped_linear_sum(value: float, slope: float, remaining: int) -> float:
     """:func:`impactbandits.oracles.concave_bound.capped_linear_sum`."""
     if remaining <= 0:
@@ -58,7 +59,7 @@ def capped_linear_sum(value: float, slope: float, remaining: int) -> float:
     return k * value + slope * (k * (k + 1) / 2) + (remaining - k)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _push_hull(arm: int, i: int, y: float, hx: np.ndarray, hy: np.ndarray, hlen: np.ndarray):
     m = hlen[arm]
     while m >= 2:
@@ -72,7 +73,7 @@ def _push_hull(arm: int, i: int, y: float, hx: np.ndarray, hy: np.ndarray, hlen:
     hlen[arm] = m + 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _tangent(arm: int, n: int, y: float, hx: np.ndarray, hy: np.ndarray, hlen: np.ndarray):
     lo, hi = 0, hlen[arm] - 1
     while lo < hi:
@@ -85,7 +86,7 @@ def _tangent(arm: int, n: int, y: float, hx: np.ndarray, hy: np.ndarray, hlen: n
     return (y - hy[arm, lo]) / (n - hx[arm, lo])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def bound_add(
     arm: int,
     lower: float,

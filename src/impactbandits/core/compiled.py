@@ -1,0 +1,131 @@
+"""The compiled-step protocol: how a policy, built-in or a user's, runs in machine code.
+
+A policy declares the compiled form of its rounds beside its readable (batched NumPy) class, in
+the same module, as three functions on the state of **one** replication, written in the part of
+Python that numba compiles and marked with :func:`kernel`::
+
+    @kernel
+    def init(params, k, rounds):            # -> state: an array, or a tuple of arrays
+    @kernel
+    def select(state, params, t, u):        # -> the arm of round t (1-based), an integer
+    @kernel
+    def update(state, params, t, arm, reward):  # learn from round t; returns nothing
+
+``params`` is the ``float64`` array the policy resolved in ``reset`` (its exploration constant,
+the horizon-derived window, …), ``k`` the number of arms, ``rounds`` the rounds to play, ``u``
+the round's uniform draw from the policy's random stream (:attr:`CompiledStep.draws`; ``0.0``
+for a policy that draws nothing). After ``reset`` the policy's :meth:`~impactbandits.core.
+policy.Policy.compiled_step` returns them as a :class:`CompiledStep`, or ``None`` (no compiled
+form for these parameters, e.g. an ``authors-code`` variant).
+
+The generic round loop (:mod:`impactbandits.kernels`) plays every replication with them: the
+environment's pull model, the noise, the checkpoints and the bookkeeping are its own, and it
+knows no concrete policy. Whether it runs is decided above this package, by whoever runs the
+simulation (the runner uses the compiled loop when numba is installed and the pair has one).
+The readable class stays the reference: the compiled step must give the same numbers, bit for
+bit, which ``tests/test_compiled_steps.py`` checks for every registered policy that declares
+one (for your own policy, :func:`impactbandits.testing.check_compiled_step`).
+
+A :func:`kernel` function is a plain Python function until the compiled loop needs it: nothing
+here imports numba, so declaring a compiled step costs a policy module nothing at import time,
+and the step functions can be called (and debugged) from Python as they are.
+
+A subclass inherits its parent's compiled step only if it changes none of ``reset``,
+``select`` and ``update``: :func:`declared_step` asks that the class defining
+``compiled_step`` be at least as derived as the ones defining those three (and likewise for an
+environment's ``pull_model`` against its ``reset`` and ``step``), so a user's subclass
+that overrides ``select`` runs its own (readable) code, never the parent's compiled copy.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, overload
+
+import numpy as np
+
+__all__ = ["CompiledStep", "Kernel", "declared_step", "kernel"]
+
+
+class Kernel:
+    """A function the compiled loop may compile with numba (:func:`kernel`); called from Python
+    it runs as written. ``inline``: numba inlines it into its callers (small, hot helpers)."""
+
+    def __init__(self, function: Callable[..., Any], inline: bool = False) -> None:
+        self.py_func = function
+        self.inline = inline
+        functools.update_wrapper(self, function)
+
+    def __call__(self, *args: Any) -> Any:
+        return self.py_func(*args)
+
+    def __repr__(self) -> str:
+        return f"<kernel {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+@overload
+def kernel(function: Callable[..., Any], /) -> Kernel: ...
+@overload
+def kernel(*, inline: bool = False) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(
+    function: Callable[..., Any] | None = None, /, *, inline: bool = False
+) -> Kernel | Callable[[Callable[..., Any]], Kernel]:
+    """Mark ``function`` as compilable (``@kernel`` or ``@kernel(inline=True)``). A kernel may
+    call other kernels (and numba-compiled functions) of any module, and read module-level
+    constants, which the compiled code freezes."""
+    if function is not None:
+        return Kernel(function, inline)
+    return lambda f: Kernel(f, inline)
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledStep:
+    """A policy's compiled form for one run (module docstring): its three kernels, the
+    parameters they read, and how many uniforms per round ``select`` takes from the policy's
+    stream (``draws``: 0, or 1 for a policy whose readable form draws one per replication per
+    round with :meth:`~impactbandits.core.random.BatchRNG.random` or
+    :meth:`~impactbandits.core.random.BatchRNG.categorical`)."""
+
+    init: Kernel
+    select: Kernel
+    update: Kernel
+    params: np.ndarray
+    draws: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("init", "select", "update"):
+            if not isinstance(getattr(self, name), Kernel):
+                raise TypeError(f"CompiledStep.{name} must be a function marked with @kernel")
+        if self.draws not in (0, 1):
+            raise ValueError("CompiledStep.draws must be 0 or 1")
+        params = np.ascontiguousarray(self.params, dtype=np.float64)
+        if params.ndim != 1:
+            raise ValueError("CompiledStep.params must be a 1-d array of numbers")
+        object.__setattr__(self, "params", params)
+
+
+def _defining(cls: type, name: str) -> type | None:
+    """The class of ``cls``'s MRO whose namespace defines ``name``."""
+    return next((base for base in cls.__mro__ if name in vars(base)), None)
+
+
+def declared_step(
+    obj: Any,
+    declaration: str = "compiled_step",
+    methods: tuple[str, ...] = ("reset", "select", "update"),
+) -> Any:
+    """``obj.<declaration>`` (a bound method, to be called by the caller) if the class that
+    defines ``declaration`` also stands for ``methods`` (it, or a subclass of it, defines each),
+    else ``None``. For a policy: its :meth:`~impactbandits.core.policy.Policy.compiled_step`;
+    for an environment, ``declared_step(env, "pull_model", ("reset", "step"))``."""
+    cls = type(obj)
+    owner = _defining(cls, declaration)
+    if owner is None:
+        return None
+    for name in methods:
+        where = _defining(cls, name)
+        if where is not None and not issubclass(owner, where):
+            return None  # a subclass changed the readable rounds: the declaration is not theirs
+    return getattr(obj, declaration)

@@ -1,0 +1,208 @@
+"""Which runs the compiled loop takes, and the arrays it is given: :func:`simulate` (compiled
+when it can, else readable) and :func:`simulate_compiled`. Importable without numba (numba is
+imported only for a pair the compiled loop can run)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from impactbandits.core.compiled import CompiledStep, declared_step
+from impactbandits.core.environment import Environment, EnvironmentRandom
+from impactbandits.core.policy import Policy
+from impactbandits.core.pull_model import PullModel
+from impactbandits.core.random import BatchRNG
+from impactbandits.core.simulate import Trajectory, play
+from impactbandits.core.simulate import simulate as simulate_readable
+from impactbandits.core.spaces import InvalidAction
+from impactbandits.errors import SpecError
+from impactbandits.kernels import codes
+
+__all__ = ["compiled_step", "pull_model", "simulate", "simulate_compiled"]
+
+_NOISE = {
+    "none": 0,
+    "normal": codes.NORMAL,
+    "beta": codes.BETA,
+    "bernoulli": codes.BERNOULLI,
+    "beta-mean": codes.BETA_MEAN,
+}
+
+
+def simulate(
+    env: Environment,
+    policy: Policy,
+    rounds: int,
+    horizon: int | None,
+    checkpoints: np.ndarray,
+    env_random: EnvironmentRandom,
+    policy_rng: BatchRNG,
+    check_actions: bool = True,
+    compiled: bool = True,
+) -> Trajectory:
+    """:func:`impactbandits.core.simulate.simulate` (same arguments, same numbers) on the
+    compiled loop when ``compiled`` and the pair has one (:mod:`impactbandits.kernels`), else on
+    the readable loop. On the compiled loop every action is checked (an arm in ``0 .. K − 1``)
+    whatever ``check_actions`` says: the check costs nothing there."""
+    if not compiled:
+        return simulate_readable(
+            env, policy, rounds, horizon, checkpoints, env_random, policy_rng, check_actions
+        )
+    checkpoints = np.asarray(checkpoints, dtype=np.int64)
+    if checkpoints.size == 0 or checkpoints[-1] > rounds or checkpoints[0] < 1:
+        raise SpecError("checkpoints", f"must be increasing rounds within 1..{rounds}")
+    env.reset(env_random)
+    policy.reset(env.action_space, horizon, policy_rng)
+    done = simulate_compiled(env, policy, rounds, checkpoints, env_random.size, policy_rng)
+    if done is not None:
+        return Trajectory(checkpoints, *done)
+    return play(env, policy, rounds, checkpoints, env_random.size, check_actions)
+
+
+def compiled_step(policy: Policy) -> CompiledStep | None:
+    """``policy``'s compiled step (it has been reset), if its class declares one for the rounds
+    it plays (:func:`~impactbandits.core.compiled.declared_step`); a one-line
+    :class:`~impactbandits.errors.SpecError` if the declaration fails or returns something
+    else."""
+    declared = declared_step(policy)
+    if declared is None:
+        return None
+    name = type(policy).__name__
+    try:
+        step = declared()
+    except Exception as error:  # a user's declaration that fails
+        raise SpecError("policy", f"{name}.compiled_step() failed: {error}") from None
+    if step is not None and not isinstance(step, CompiledStep):
+        raise SpecError(
+            "policy", f"{name}.compiled_step() returned {type(step).__name__}, not a CompiledStep"
+        )
+    return step
+
+
+def pull_model(env: Environment, rounds: int) -> PullModel | None:
+    """``env``'s pull model for ``rounds`` rounds, if its class declares one for the ``step`` it
+    plays, and it records no per-arm rewards."""
+    declared = declared_step(env, "pull_model", ("reset", "step"))
+    if declared is None or env.records_arm_rewards:
+        return None
+    model = declared(rounds)
+    return model if isinstance(model, PullModel) else None
+
+
+def simulate_compiled(
+    env: Any,
+    policy: Any,
+    rounds: int,
+    checkpoints: np.ndarray,
+    replications: int,
+    policy_rng: Any,
+) -> tuple[np.ndarray, ...] | None:
+    """The run's ``(reward, expected, pulls, switches)`` checkpoint arrays from the compiled
+    loop, or ``None`` if this pair has none. ``env`` and ``policy`` must have been reset (the
+    policy's random streams untouched). For SRUM the tuple goes on with the ``(phases,
+    arm_rewards, phase_switches)`` arrays (:class:`~impactbandits.core.simulate.Trajectory`'s
+    order)."""
+    from impactbandits import kernels
+
+    if _srum_pair(env, policy):
+        if not kernels.available():
+            return None
+        from impactbandits.kernels.srum_driver import simulate_srum
+
+        return simulate_srum(env, policy, rounds, checkpoints, replications)
+    if policy.phases or not kernels.available():
+        return None
+    step = compiled_step(policy)
+    if step is None:
+        return None
+    model = pull_model(env, rounds)
+    if model is None:
+        return None
+    return _run(step, model, env.action_space.n, rounds, checkpoints, replications, policy_rng)
+
+
+def _run(
+    step: CompiledStep,
+    model: PullModel,
+    n: int,
+    rounds: int,
+    checkpoints: np.ndarray,
+    replications: int,
+    policy_rng: Any,
+) -> tuple[np.ndarray, ...]:
+    from impactbandits import kernels
+    from impactbandits.kernels.loop import loop_for
+
+    try:
+        loop = loop_for(step)
+    except Exception as error:  # numba cannot read a user's kernels
+        message = f"the compiled step does not compile: {_first_line(error)}"
+        raise SpecError("policy", message) from None
+    if model.table is not None:
+        key = np.asarray(model.table.key, dtype=np.uint64)
+        ids = np.ascontiguousarray(model.table.replications, dtype=np.uint64)
+    else:
+        key = np.zeros(2, dtype=np.uint64)
+        ids = np.zeros(replications, dtype=np.uint64)
+    # the draws the readable form takes round by round, all at once (the same stream)
+    uniforms = policy_rng.random(rounds) if step.draws else np.zeros((replications, 0))
+    n_cp = checkpoints.size
+    outputs = (
+        np.empty((replications, n_cp)),
+        np.empty((replications, n_cp)),
+        np.empty((replications, n_cp, n)),
+        np.empty((replications, n_cp), dtype=np.int64),
+    )
+    invalid = np.zeros(3, dtype=np.int64)
+    try:
+        status = kernels.call(
+            loop,
+            step.params,
+            np.ascontiguousarray(model.values, dtype=np.float64),
+            _NOISE[model.noise],
+            float(model.sigma),
+            key,
+            ids,
+            np.ascontiguousarray(uniforms, dtype=np.float64),
+            rounds,
+            np.ascontiguousarray(checkpoints, dtype=np.int64),
+            *outputs,
+            invalid,
+            work=rounds * replications * n,
+        )
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as error:
+        if type(error).__module__.startswith("numba"):
+            raise SpecError(
+                "policy", f"the compiled step does not compile: {_first_line(error)}"
+            ) from None
+        raise SpecError("policy", f"the compiled step failed: {_first_line(error)}") from None
+    if status == codes.INVALID:
+        row, t, arm = (int(x) for x in invalid)
+        raise InvalidAction(
+            f"round {t}: the compiled select() returned {arm}; it must return an arm index, an "
+            f"integer in 0..{n - 1}",
+            row,
+        )
+    return outputs
+
+
+def _first_line(error: BaseException) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    text = lines[0] if lines else type(error).__name__
+    return f"{type(error).__name__}: {text}" if not text.startswith(type(error).__name__) else text
+
+
+def _srum_pair(env: Any, policy: Any) -> bool:
+    """SRUM (paper variant; UCB1, paper variant, as the black box) on the reward-opportunity
+    bandit, exactly those classes (the fairness function is checked by the kernel)."""
+    from impactbandits.envs.opportunity import OpportunityBandit
+    from impactbandits.policies.classic import UCB1
+    from impactbandits.policies.opportunity import SelfRegulatedUtilityMaximization
+
+    if type(policy) is not SelfRegulatedUtilityMaximization or type(env) is not OpportunityBandit:
+        return False
+    inner = policy._inner
+    return policy.variant == "paper" and type(inner) is UCB1 and inner.variant == "paper"

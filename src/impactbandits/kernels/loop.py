@@ -1,0 +1,213 @@
+"""The generic compiled round loop: any policy's compiled step on any environment's pull model.
+
+:func:`_template` is the loop, written once: for each replication, ``state = init(params, k,
+rounds)``, then every round ``a = select(state, params, t, u)``, the reward of the pull from the
+pull model and its common noise (:func:`~impactbandits.kernels.noise.outcome`), ``update(state,
+params, t, a, x)``, and the checkpoint summaries of :class:`~impactbandits.core.simulate.
+Trajectory`. ``init``, ``select`` and ``update`` are names it does not define: :func:`loop_for`
+makes one copy of the function per compiled step (:class:`~impactbandits.core.compiled.
+CompiledStep`) with those names bound to the step's kernels, and numba compiles that copy into
+one piece of machine code (the step inlined into the loop where numba chooses to).
+
+Each copy is cached on disk by numba under a name that carries a hash of every source file its
+machine code comes from (this module and the kernels' modules, the step's modules and the
+modules of every kernel they call, transitively), so an edited policy compiles afresh instead
+of running its old cached code, and a fresh process loads the machine code instead of compiling
+(:func:`cache_tag`). Steps defined where no source file can be read (``__main__`` of an
+interactive session) compile once per process, uncached.
+
+:func:`compile_kernel` turns a :class:`~impactbandits.core.compiled.Kernel` into numba's
+dispatcher, and numba sees a kernel named by another kernel as that dispatcher (a ``typeof``
+registration made on import of this module). Kernels from outside the package are compiled
+with bounds checking, so that a user's step that indexes out of bounds raises ``IndexError``
+instead of reading other memory; the built-ins are compiled without it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+from numba.core import types as numba_types
+from numba.core.registry import CPUDispatcher
+from numba.extending import typeof_impl
+
+from impactbandits.core.compiled import CompiledStep, Kernel
+from impactbandits.kernels import checkpoints as _checkpoints_module
+from impactbandits.kernels import noise as _noise_module
+from impactbandits.kernels import stop as _stop_module
+from impactbandits.kernels.checkpoints import record
+from impactbandits.kernels.codes import DONE, INVALID, STOPPED
+from impactbandits.kernels.noise import outcome
+from impactbandits.kernels.stop import stopped
+
+__all__ = ["cache_tag", "compile_kernel", "loop_for"]
+
+_PACKAGE = "impactbandits."
+
+
+def _builtin(function: Any) -> bool:
+    return str(getattr(function, "__module__", "")).startswith(_PACKAGE)
+
+
+@functools.cache
+def compile_kernel(kernel: Kernel) -> CPUDispatcher:
+    """numba's dispatcher for ``kernel`` (once per process; not cached on disk by itself: the
+    loop that calls it is, with its code inside)."""
+    options: dict[str, Any] = {"nogil": True, "boundscheck": not _builtin(kernel.py_func)}
+    if kernel.inline:
+        options["inline"] = "always"
+    return njit(**options)(kernel.py_func)
+
+
+@typeof_impl.register(Kernel)
+def _typeof_kernel(value: Kernel, context: Any) -> numba_types.Dispatcher:
+    return numba_types.Dispatcher(compile_kernel(value))
+
+
+def _called(function: Any) -> Iterator[Any]:
+    """The kernels and numba dispatchers ``function``'s code names as globals."""
+    scope = getattr(function, "__globals__", {})
+    codes = [function.__code__]
+    while codes:
+        code = codes.pop()
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        for name in code.co_names:
+            value = scope.get(name)
+            if isinstance(value, Kernel | CPUDispatcher):
+                yield value.py_func
+
+
+def _sources(step: CompiledStep) -> list[str] | None:
+    """Every source file the machine code of ``step``'s loop comes from (sorted), or ``None`` if
+    one cannot be read."""
+    seen: set[Any] = set()
+    todo = [step.init.py_func, step.select.py_func, step.update.py_func]
+    files = {__file__, _noise_module.__file__, _stop_module.__file__, _checkpoints_module.__file__}
+    while todo:
+        function = todo.pop()
+        if function in seen:
+            continue
+        seen.add(function)
+        try:
+            files.add(inspect.getsourcefile(function) or "")
+        except TypeError:
+            return None
+        todo.extend(_called(function))
+    if "" in files or not all(Path(name).is_file() for name in files):
+        return None
+    return sorted(files)
+
+
+def cache_tag(step: CompiledStep) -> str | None:
+    """A hash of :func:`_sources` of ``step`` and of its functions' names, or ``None`` when a
+    source cannot be read (the loop is then not cached on disk)."""
+    files = _sources(step)
+    if files is None:
+        return None
+    digest = hashlib.sha256()
+    for kernel in (step.init, step.select, step.update):
+        digest.update(f"{kernel.py_func.__module__}:{kernel.py_func.__qualname__}\n".encode())
+    for name in files:
+        digest.update(Path(name).read_bytes())
+    return digest.hexdigest()[:20]
+
+
+def loop_for(step: CompiledStep) -> CPUDispatcher:
+    """The compiled loop of ``step``'s kernels (:func:`_template`), loaded from numba's disk
+    cache when it was compiled before from the same sources."""
+    return _loop(step.init, step.select, step.update)
+
+
+@functools.cache
+def _loop(init: Kernel, select: Kernel, update: Kernel) -> CPUDispatcher:
+    step = CompiledStep(init, select, update, np.zeros(0))
+    tag = cache_tag(step)
+    scope = dict(_template.__globals__, init=init, select=select, update=update)
+    name = f"loop_{tag}" if tag is not None else f"loop_{id(select):x}"
+    function = types.FunctionType(_template.__code__, scope, name, _template.__defaults__)
+    function.__qualname__ = name
+    return njit(cache=tag is not None, nogil=True)(function)
+
+
+# names the template leaves to loop_for (module docstring); never called as module globals
+init: Any = None
+select: Any = None
+update: Any = None
+
+
+def _template(
+    params: np.ndarray,
+    values: np.ndarray,
+    noise: int,
+    sigma: float,
+    key: np.ndarray,
+    replication_ids: np.ndarray,
+    uniforms: np.ndarray,
+    rounds: int,
+    checkpoints: np.ndarray,
+    out_reward: np.ndarray,
+    out_expected: np.ndarray,
+    out_pulls: np.ndarray,
+    out_switches: np.ndarray,
+    invalid: np.ndarray,
+    stop: np.ndarray,
+) -> int:
+    """``rounds`` rounds of the step in every replication; writes the checkpoint summaries into
+    the ``out_*`` arrays and returns :data:`~impactbandits.kernels.codes.DONE`; or
+    :data:`~impactbandits.kernels.codes.STOPPED` once ``stop[0]`` is set
+    (:mod:`~impactbandits.kernels.stop`), or :data:`~impactbandits.kernels.codes.INVALID` with
+    ``invalid = (replication, round, arm)`` when ``select`` returns no arm in ``0 .. K − 1``
+    (the outputs unfinished).
+
+    ``values``: ``(R or 1, K, M or 1)`` expected rewards (a curve per arm, or a mean per
+    replication and arm); ``noise``, ``sigma``, ``key`` and ``replication_ids`` (the seeds, as
+    ``uint64``): the common noise (:func:`~impactbandits.kernels.noise.outcome`);
+    ``uniforms``: ``(R, rounds)`` draws of the policy's stream, or ``(R, 0)`` for none."""
+    replications, k = replication_ids.size, values.shape[1]
+    per_replication = values.shape[0] > 1
+    per_pull = values.shape[2] > 1
+    draws = uniforms.shape[1] > 0
+    n_cp = checkpoints.size
+    for r in range(replications):
+        if stopped(stop, 0):
+            return STOPPED
+        state = init(params, k, rounds)
+        pulls = np.zeros(k, dtype=np.int64)
+        row = values[r if per_replication else 0]
+        reward = 0.0
+        value = 0.0
+        switches = 0
+        previous = -1
+        c = 0
+        for t in range(1, rounds + 1):
+            if stopped(stop, t):
+                return STOPPED
+            a = select(state, params, t, uniforms[r, t - 1] if draws else 0.0)
+            if a < 0 or a >= k:
+                invalid[0] = r
+                invalid[1] = t
+                invalid[2] = a
+                return INVALID
+            m = pulls[a]
+            v = row[a, m if per_pull else 0]
+            x = outcome(noise, sigma, key, replication_ids[r], a, m, v)
+            reward += x
+            value += v
+            pulls[a] = m + 1
+            update(state, params, t, a, x)
+            if previous >= 0 and a != previous:
+                switches += 1
+            previous = a
+            if c < n_cp and t == checkpoints[c]:
+                record(out_reward[r], out_expected[r], out_pulls[r], out_switches[r], c, reward,
+                       value, pulls, switches)  # fmt: skip
+                c += 1
+    return DONE

@@ -1,0 +1,171 @@
+"""Every policy that declares a compiled step gives its readable class's numbers, bit for bit.
+
+Found automatically: every registered policy is built with its defaults (and, for those with a
+required parameter, the value below) and checked on environments with a pull model; a policy
+that starts declaring a step is checked without a line here. The protocol's rules (subclasses,
+a user's step that fails or returns no arm) and the user-written example are checked too.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from impactbandits import kernels
+from impactbandits.core import BatchRNG, EnvironmentRandom
+from impactbandits.core.compiled import CompiledStep, declared_step, kernel
+from impactbandits.core.spaces import InvalidAction
+from impactbandits.errors import SpecError
+from impactbandits.registry import POLICIES, build_environment, build_policy
+from impactbandits.testing import check_compiled_step
+
+pytestmark = [
+    pytest.mark.skipif(not kernels.available(), reason="no compiled loops (numba not installed)"),
+    pytest.mark.usefixtures("kernel_backend"),
+]
+
+#: Parameters for registered policies that have a required one.
+REQUIRED = {"spo-delta": {"sigma": 0.05}}
+ENVIRONMENTS = [
+    ("bernoulli", {"means": [0.3, 0.5, 0.7]}),
+    ("single-peaked", {"instance": 3, "noise": "gaussian", "sigma": 0.05}),
+    ("rotting", {"length": 400, "breakpoint": 100}),
+    ("gaussian", {"means": list(np.linspace(0.0, 1.0, 70)), "sigma": 0.2}),  # UCB1's buckets
+]
+#: The built-ins known to declare a step (a floor: the test fails if one stops declaring it).
+DECLARED = {
+    "greedy", "ucb1", "exp3", "r-exp3", "ucb", "d-ucb", "sw-ucb", "last-reward-greedy",
+    "one-step-optimistic", "spo", "spo-delta", "patil", "hkr", "fewa",
+}  # fmt: skip
+
+
+def _buildable() -> list[str]:
+    names = []
+    for name in sorted(POLICIES):
+        try:
+            build_policy(name, REQUIRED.get(name, {}))
+        except (SpecError, TypeError):
+            continue
+        names.append(name)
+    return names
+
+
+@pytest.fixture(scope="module")
+def checked() -> dict[str, int]:
+    return {}
+
+
+@pytest.mark.parametrize("env_spec", ENVIRONMENTS, ids=lambda e: e[0])
+@pytest.mark.parametrize("name", _buildable())
+def test_every_declared_step_equals_its_readable_class(name, env_spec, checked):
+    params = REQUIRED.get(name, {})
+    try:
+        ran = check_compiled_step(
+            lambda: build_policy(name, params), lambda: build_environment(*env_spec), rounds=400
+        )
+    except SpecError:  # the policy does not play this environment (refused in reset)
+        ran = False
+    checked[name] = checked.get(name, 0) + int(ran)
+
+
+def test_the_declared_steps_include_every_built_in_that_had_a_kernel(checked):
+    if len(checked) < len(_buildable()):
+        pytest.skip("runs after the comparisons (whole module)")
+    assert {name for name, runs in checked.items() if runs} >= DECLARED
+
+
+def _ucb1_subclass(method: str) -> type:
+    from impactbandits.policies.classic import UCB1
+
+    def select(self):  # always arm 0
+        self._next_round()
+        return np.zeros(self.rng.size, dtype=np.int64)
+
+    return type("Mine", (UCB1,), {method: select} if method == "select" else {})
+
+
+def test_a_subclass_that_changes_select_does_not_inherit_the_compiled_step():
+    env = build_environment("bernoulli", {"means": [0.3, 0.7]})
+    env.reset(EnvironmentRandom(1, 2, [0]))
+    changed = _ucb1_subclass("select")()
+    changed.reset(env.action_space, None, BatchRNG.from_key(1, (3,), [0]))
+    assert declared_step(changed) is None
+    same = _ucb1_subclass("none")()
+    same.reset(env.action_space, None, BatchRNG.from_key(1, (3,), [0]))
+    assert declared_step(same) is not None
+    run = kernels.simulate(env, changed, 50, None, np.array([50]), EnvironmentRandom(1, 2, [0]),
+                           BatchRNG.from_key(1, (3,), [0]))  # fmt: skip
+    assert run.pulls[0, -1, 0] == 50  # its own select ran
+
+
+@kernel
+def _init(params, k, rounds):
+    return np.zeros(k)
+
+
+@kernel
+def _out_of_range(state, params, t, u):
+    return state.size + 2 if t == 7 else 0
+
+
+@kernel
+def _untyped(state, params, t, u):
+    return "arm"
+
+
+@kernel
+def _update(state, params, t, arm, reward):
+    state[arm] += reward
+
+
+def _policy_with(select):
+    from impactbandits.policies.classic import Greedy
+
+    class Broken(Greedy):
+        def compiled_step(self):
+            return CompiledStep(_init, select, _update, np.zeros(0))
+
+    return Broken()
+
+
+def _simulate(policy):
+    return kernels.simulate(
+        build_environment("bernoulli", {"means": [0.3, 0.7]}), policy, 20, None, np.array([20]),
+        EnvironmentRandom(1, 2, [0, 1]), BatchRNG.from_key(1, (3,), [0, 1]),
+    )  # fmt: skip
+
+
+def test_a_compiled_select_returning_no_arm_names_the_round():
+    with pytest.raises(InvalidAction, match=r"round 7: the compiled select\(\) returned 4"):
+        _simulate(_policy_with(_out_of_range))
+
+
+def test_a_step_numba_cannot_compile_is_a_one_line_spec_error():
+    with pytest.raises(SpecError, match="does not compile") as error:
+        _simulate(_policy_with(_untyped))
+    assert "\n" not in str(error.value)
+
+
+def test_a_declaration_returning_something_else_is_a_spec_error():
+    from impactbandits.policies.classic import Greedy
+
+    class Wrong(Greedy):
+        def compiled_step(self):
+            return (1, 2, 3)
+
+    with pytest.raises(SpecError, match="not a CompiledStep"):
+        _simulate(Wrong())
+
+
+def test_the_user_written_example_runs_compiled_and_equals_its_readable_form():
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    sys.path.insert(0, str(examples))
+    try:
+        import fast_policy
+    finally:
+        sys.path.remove(str(examples))
+    env = lambda: build_environment("bernoulli", {"means": [0.3, 0.5, 0.55, 0.6]})  # noqa: E731
+    assert check_compiled_step(fast_policy.KLUCB, env, rounds=300)

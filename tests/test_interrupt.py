@@ -78,8 +78,8 @@ def _arguments(
     """The compiled function and the arguments (all but ``stop``) ``simulate`` passes it."""
     seen: list[tuple[object, tuple]] = []
 
-    def record(name, *args, work):
-        seen.append((name, args))
+    def record(function, *args, work):
+        seen.append((function, args))
         return DONE
 
     with monkeypatch.context() as patch:
@@ -87,12 +87,7 @@ def _arguments(
         with contextlib.suppress(Exception):  # the outputs are unfilled: whatever follows
             _simulate(pair, rounds, replications)
     assert len(seen) == 1
-    name, args = seen[0]
-    if name == "run_srum":
-        from impactbandits.kernels.srum import run_srum
-
-        return run_srum, args
-    return name, args
+    return seen[0]
 
 
 def _outputs(function: object, args: tuple) -> list[np.ndarray]:

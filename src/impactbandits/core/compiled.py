@@ -23,8 +23,8 @@ environment's pull model, the noise, the checkpoints and the bookkeeping are its
 knows no concrete policy. Whether it runs is decided above this package, by whoever runs the
 simulation (the runner uses the compiled loop when numba is installed and the pair has one).
 The readable class stays the reference: the compiled step must give the same numbers, bit for
-bit, which ``tests/test_compiled_steps.py`` checks for every registered policy that declares
-one (for your own policy, :func:`impactbandits.testing.check_compiled_step`).
+bit, which the library's tests check for every registered policy that declares one (for your
+own policy, :func:`impactbandits.testing.check_compiled_step`).
 
 A :func:`kernel` function is a plain Python function until the compiled loop needs it: nothing
 here imports numba, so declaring a compiled step costs a policy module nothing at import time,

@@ -19,7 +19,7 @@ from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import InvalidAction
 from impactbandits.errors import SpecError
 
-__all__ = ["Trajectory", "play", "simulate"]
+__all__ = ["Trajectory", "checked_checkpoints", "play", "simulate"]
 
 
 @dataclass(frozen=True)
@@ -70,13 +70,15 @@ def simulate(
     (``KeyboardInterrupt``) and the runner's SIGTERM handler act at once: the loop runs Python
     code every round.
     """
-    checkpoints = _checked(checkpoints, rounds)
+    checkpoints = checked_checkpoints(checkpoints, rounds)
     env.reset(env_random)
     policy.reset(env.action_space, horizon, policy_rng)
     return play(env, policy, rounds, checkpoints, env_random.size, check_actions)
 
 
-def _checked(checkpoints: np.ndarray, rounds: int) -> np.ndarray:
+def checked_checkpoints(checkpoints: np.ndarray, rounds: int) -> np.ndarray:
+    """``checkpoints`` as ``int64``; a :class:`~impactbandits.errors.SpecError` unless they are
+    increasing rounds within ``1 .. rounds``."""
     checkpoints = np.asarray(checkpoints, dtype=np.int64)
     if checkpoints.size == 0 or checkpoints[-1] > rounds or checkpoints[0] < 1:
         raise SpecError("checkpoints", f"must be increasing rounds within 1..{rounds}")
@@ -92,7 +94,7 @@ def play(
     check_actions: bool = True,
 ) -> Trajectory:
     """:func:`simulate`'s loop on an environment and a policy that have just been reset."""
-    checkpoints = _checked(checkpoints, rounds)
+    checkpoints = checked_checkpoints(checkpoints, rounds)
     space = env.action_space
     rows = np.arange(replications)
     offsets = rows * space.n

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
 import threading
 from collections.abc import Callable
 from importlib.util import find_spec
@@ -93,11 +92,6 @@ def available() -> bool:
     return backend() is not None
 
 
-#: The long-running compiled functions :func:`call` runs, by name: (module of this package,
-#: function).
-_ENTRIES = {"run_srum": ("srum", "run_srum")}
-
-
 #: A compiled run of at least this much work, rounds × replications × arms, runs in a helper
 #: thread so that Ctrl-C and SIGTERM act at once (:func:`call`; the thread costs ~0.1 ms, up to
 #: a few ms on a busy machine). Smaller runs, most cells of a large sweep, run directly. A round
@@ -111,10 +105,10 @@ THREAD_NAME = "impactbandits-kernel"
 _WAIT = 0.05
 
 
-def call(name: str | Callable[..., Any], *args: Any, work: int) -> int:
-    """Run the long-running compiled function ``name`` (a compiled loop, or ``"run_srum"``) on
-    ``args`` with a ``stop`` flag (:mod:`impactbandits.kernels.stop`), so that what a signal handler
-    raises (Ctrl-C's ``KeyboardInterrupt``, SIGTERM's
+def call(function: Callable[..., Any], *args: Any, work: int) -> int:
+    """Run the long-running compiled ``function`` (a loop of :mod:`impactbandits.kernels.loop`,
+    or ``srum.run_srum``) on ``args`` with a ``stop`` flag (:mod:`impactbandits.kernels.stop`),
+    so that what a signal handler raises (Ctrl-C's ``KeyboardInterrupt``, SIGTERM's
     :class:`~impactbandits.experiments.processes.TerminateRequest` in the runner) stops it.
 
     In the main thread, with ``work`` (rounds × replications × arms) of at least
@@ -126,11 +120,6 @@ def call(name: str | Callable[..., Any], *args: Any, work: int) -> int:
     code it reports (:data:`~impactbandits.kernels.codes.INVALID`)."""
     from impactbandits.kernels.codes import STOPPED
 
-    if isinstance(name, str):
-        module, attr = _ENTRIES[name]
-        function = getattr(importlib.import_module(f"impactbandits.kernels.{module}"), attr)
-    else:
-        function = name
     stop = np.zeros(1, dtype=np.int64)
     if work < THREAD_WORK or threading.current_thread() is not threading.main_thread():
         status = function(*args, stop)
@@ -138,10 +127,10 @@ def call(name: str | Callable[..., Any], *args: Any, work: int) -> int:
         # a first call told to stop returns before its first round: numba's JIT compiles (or
         # loads from its cache) here, where Ctrl-C acts at once, not in the helper thread
         if function(*args, np.ones(1, dtype=np.int64)) != STOPPED:
-            raise RuntimeError(f"the compiled loop {name} ran although told to stop")
+            raise RuntimeError(f"the compiled loop {function} ran although told to stop")
         status = _in_helper_thread(function, (*args, stop), stop)
     if status == STOPPED:  # only this function sets the flag, and it has raised then
-        raise RuntimeError(f"the compiled loop {name} stopped unasked")
+        raise RuntimeError(f"the compiled loop {function} stopped unasked")
     return int(status)
 
 

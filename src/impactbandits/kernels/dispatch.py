@@ -13,7 +13,7 @@ from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.policy import Policy
 from impactbandits.core.pull_model import PullModel
 from impactbandits.core.random import BatchRNG
-from impactbandits.core.simulate import Trajectory, play
+from impactbandits.core.simulate import Trajectory, checked_checkpoints, play
 from impactbandits.core.simulate import simulate as simulate_readable
 from impactbandits.core.spaces import InvalidAction
 from impactbandits.errors import SpecError
@@ -49,9 +49,7 @@ def simulate(
         return simulate_readable(
             env, policy, rounds, horizon, checkpoints, env_random, policy_rng, check_actions
         )
-    checkpoints = np.asarray(checkpoints, dtype=np.int64)
-    if checkpoints.size == 0 or checkpoints[-1] > rounds or checkpoints[0] < 1:
-        raise SpecError("checkpoints", f"must be increasing rounds within 1..{rounds}")
+    checkpoints = checked_checkpoints(checkpoints, rounds)
     env.reset(env_random)
     policy.reset(env.action_space, horizon, policy_rng)
     done = simulate_compiled(env, policy, rounds, checkpoints, env_random.size, policy_rng)
@@ -132,11 +130,14 @@ def _run(
     policy_rng: Any,
 ) -> tuple[np.ndarray, ...]:
     from impactbandits import kernels
-    from impactbandits.kernels.loop import loop_for
+    from impactbandits.kernels.loop import builtin, loop_for
 
+    users = not all(builtin(k.py_func) for k in (step.init, step.select, step.update))
     try:
         loop = loop_for(step)
     except Exception as error:  # numba cannot read a user's kernels
+        if not users:
+            raise
         message = f"the compiled step does not compile: {_first_line(error)}"
         raise SpecError("policy", message) from None
     if model.table is not None:
@@ -171,9 +172,9 @@ def _run(
             invalid,
             work=rounds * replications * n,
         )
-    except (KeyboardInterrupt, SystemExit):
-        raise
     except Exception as error:
+        if not users:
+            raise
         if type(error).__module__.startswith("numba"):
             raise SpecError(
                 "policy", f"the compiled step does not compile: {_first_line(error)}"

@@ -48,12 +48,13 @@ from impactbandits.kernels.codes import DONE, INVALID, STOPPED
 from impactbandits.kernels.noise import outcome
 from impactbandits.kernels.stop import stopped
 
-__all__ = ["cache_tag", "compile_kernel", "loop_for"]
+__all__ = ["builtin", "cache_tag", "compile_kernel", "loop_for"]
 
 _PACKAGE = "impactbandits."
 
 
-def _builtin(function: Any) -> bool:
+def builtin(function: Any) -> bool:
+    """A function of this package (not a user's)."""
     return str(getattr(function, "__module__", "")).startswith(_PACKAGE)
 
 
@@ -61,7 +62,7 @@ def _builtin(function: Any) -> bool:
 def compile_kernel(kernel: Kernel) -> CPUDispatcher:
     """numba's dispatcher for ``kernel`` (once per process; not cached on disk by itself: the
     loop that calls it is, with its code inside)."""
-    options: dict[str, Any] = {"nogil": True, "boundscheck": not _builtin(kernel.py_func)}
+    options: dict[str, Any] = {"nogil": True, "boundscheck": not builtin(kernel.py_func)}
     if kernel.inline:
         options["inline"] = "always"
     return njit(**options)(kernel.py_func)

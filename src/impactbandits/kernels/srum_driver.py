@@ -63,10 +63,11 @@ def simulate_srum(
         np.empty((replications, n_cp), dtype=np.int64),
     )
     from impactbandits import kernels
+    from impactbandits.kernels.srum import run_srum
     from impactbandits.policies.opportunity import CONFIDENCE_SCALE
 
     kernels.call(
-        "run_srum",
+        run_srum,
         np.ascontiguousarray(env.expected_rewards(), dtype=np.float64),
         BETA_REWARDS if env.distribution == "beta" else BERNOULLI_REWARDS,
         float(env.concentration),

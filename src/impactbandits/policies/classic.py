@@ -24,6 +24,7 @@ from impactbandits.params import PositiveFloat, Probability
 from impactbandits.policies.statistics import ArmStatistics
 from impactbandits.policies.ucb_buckets import (
     UCB1_GROUP_ARMS,
+    bucket_pulled,
     bucket_select,
     bucket_state,
     full_argmax,
@@ -142,7 +143,7 @@ def _ucb1_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> 
     counts, sums, buckets = state
     counts[arm] += 1.0
     sums[arm] += reward
-    buckets[9][1] = arm  # the arm joins its new bucket at the next select
+    bucket_pulled(buckets, arm)
 
 
 class EXP3(Policy):

@@ -185,6 +185,13 @@ def bucket_state(k: int, rounds: int):  # type: ignore[no-untyped-def]
 
 
 @kernel(inline=True)
+def bucket_pulled(buckets, arm):  # type: ignore[no-untyped-def]
+    """Record that ``arm`` was pulled: it joins the bucket of its new (count, mean) at the next
+    :func:`bucket_select`."""
+    buckets[-1][_PENDING] = arm
+
+
+@kernel(inline=True)
 def bucket_select(buckets, counts, sums, c, t):  # type: ignore[no-untyped-def]
     """UCB1's arm in round ``t`` (exploration constant ``c``) through the buckets: round by
     round the same arm as :func:`full_argmax`. ``counts``/``sums`` include every pull so far;

@@ -40,6 +40,37 @@ class ReferenceUCB1(SimplePolicy):
         self.sums[action] += float(feedback.reward)
 
 
+class ReferenceMOSS(SimplePolicy):
+    """MOSS-anytime (Degenne & Perchet 2016), as the textbook writes it: each arm once, then
+    argmax x̄_i + sqrt((1 + α)/2 · max(0, ln(t / (K n_i))) / n_i)."""
+
+    def __init__(self, alpha=1.0):
+        self.alpha = alpha
+
+    def reset(self, space, horizon, rng):
+        self.k = space.n
+        self.t = 0
+        self.counts = [0] * self.k
+        self.sums = [0.0] * self.k
+
+    def select(self):
+        self.t += 1
+        if self.t <= self.k:
+            return self.t - 1
+        best, best_value = 0, -math.inf
+        for i in range(self.k):
+            n = self.counts[i]
+            explore = (1 + self.alpha) / 2 * max(0.0, math.log(self.t / (self.k * n))) / n
+            value = self.sums[i] / n + math.sqrt(explore)
+            if value > best_value:
+                best, best_value = i, value
+        return best
+
+    def update(self, action, feedback):
+        self.counts[action] += 1
+        self.sums[action] += float(feedback.reward)
+
+
 class ReferenceEXP3(SimplePolicy):
     """Auer et al. (2002b), Fig. 1, with plain (not logarithmic) weights: short horizons only."""
 

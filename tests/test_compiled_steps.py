@@ -40,7 +40,7 @@ ENVIRONMENTS = [
 #: The built-ins known to declare a step (a floor: the test fails if one stops declaring it).
 DECLARED = {
     "greedy", "ucb1", "exp3", "r-exp3", "ucb", "d-ucb", "sw-ucb", "last-reward-greedy",
-    "one-step-optimistic", "spo", "spo-delta", "patil", "hkr", "fewa",
+    "one-step-optimistic", "spo", "spo-delta", "patil", "hkr", "fewa", "moss",
 }  # fmt: skip
 
 

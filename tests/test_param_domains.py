@@ -531,6 +531,18 @@ DOMAINS: dict[tuple[str, str, str], Domain] = {
     ),
     **_entries(
         "policy",
+        "moss",
+        {
+            "alpha": D(
+                "α >= 0 (Degenne & Perchet 2016: the exploration scale (1 + α)/2 of MOSS-anytime)",
+                0.0,
+                -0.1,
+                -1.0,
+            )
+        },
+    ),
+    **_entries(
+        "policy",
         "etc",
         {"m": D("int >= 1 (Lattimore & Szepesvári Alg. 1: pulls per arm)", 10, 0, -1, 2.5)},
     ),

@@ -12,12 +12,14 @@ from impactbandits.core.policy import BatchedSimplePolicy
 from impactbandits.envs import BernoulliBandit, GaussianBandit
 from impactbandits.oracles import best_fixed_arm
 from impactbandits.policies import EXP3, UCB1, ExploreThenCommit, Greedy, RoundRobin
+from impactbandits.policies.moss import MOSS
 
 from .reference_policies import (
     FixedArm,
     ReferenceETC,
     ReferenceEXP3,
     ReferenceGreedy,
+    ReferenceMOSS,
     ReferenceUCB1,
 )
 from .simulation import run_batch
@@ -47,8 +49,10 @@ def _run(policy, env, rounds, reps=REPS, horizon=None, checkpoints=None, seed=21
         (EXP3(gamma=0.05), ReferenceEXP3(0.05), BernoulliBandit([0.2, 0.6, 0.5])),
         (Greedy(), ReferenceGreedy(), BernoulliBandit([0.3, 0.5, 0.55, 0.7])),
         (ExploreThenCommit(m=7), ReferenceETC(7), GaussianBandit(n_arms=3, sigma=0.5)),
+        (MOSS(), ReferenceMOSS(), BernoulliBandit([0.3, 0.5, 0.55, 0.7])),
+        (MOSS(alpha=0.0), ReferenceMOSS(0.0), GaussianBandit(n_arms=5, sigma=0.2)),
     ],
-    ids=["ucb1-bernoulli", "ucb1-gaussian", "exp3", "greedy", "etc"],
+    ids=["ucb1-bernoulli", "ucb1-gaussian", "exp3", "greedy", "etc", "moss", "moss-gaussian"],
 )
 def test_batched_policy_equals_plain_reference(fast, slow, env):
     a = _run(fast, env, 400)

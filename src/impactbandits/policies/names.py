@@ -23,6 +23,7 @@ __all__ = ["EXPECTED", "POLICIES", "build_policy", "resolve_policy"]
 
 POLICIES: Mapping[str, str] = {
     "ucb1": "impactbandits.policies.classic:UCB1",
+    "moss": "impactbandits.policies.moss:MOSS",
     "exp3": "impactbandits.policies.classic:EXP3",
     "greedy": "impactbandits.policies.classic:Greedy",
     "epsilon-greedy": "impactbandits.policies.classic:EpsilonGreedy",

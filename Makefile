@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 DEMO_OUT ?= runs/demo
 
-.PHONY: demo test docs bench figures lint format clean clean-kernels
+.PHONY: demo test docs bench figures kernels lint typecheck format clean clean-kernels
 
 $(VENV)/.installed-base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,12 +18,21 @@ $(VENV)/.installed-dev: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.installed-base
 
+## kernels: build the compiled loops of the built-in policies ahead of time (needs a C compiler;
+## ~25 s; does nothing when every loop is current); a process that finds its loop there never
+## imports numba, and numba's JIT runs any other step (a user's, or one edited since)
+kernels: $(VENV)/.installed-base
+	$(PY) -m impactbandits.kernels.build
+
 ## demo: create .venv, install, reproduce Lindner et al. Figure 1 (quick scale) and its report
+## (if the kernels cannot be built ahead of time, numba's JIT runs them)
 demo: $(VENV)/.installed-base
+	-@$(MAKE) --no-print-directory kernels
 	$(VENV)/bin/impactbandits reproduce lindner-fig1 --quick --out $(DEMO_OUT)
 
-## test: create .venv with the dev extras and run the test suite
-test: $(VENV)/.installed-dev
+## test: create .venv with the dev extras, build the kernels and run the test suite (the
+## kernel tests run on both the ahead-of-time module and numba's JIT)
+test: $(VENV)/.installed-dev kernels
 	$(PY) -m pytest -q
 
 $(VENV)/.installed-docs: pyproject.toml
@@ -39,25 +48,31 @@ docs: $(VENV)/.installed-docs
 
 ## bench: throughput and memory benchmarks (SMPyBandits reference in its own venv) and issue
 ## 13's engine table (benchmarks/engine_table.py); e.g. BENCH_FLAGS=--skip-figures or --quick
-bench: $(VENV)/.installed-dev
+bench: $(VENV)/.installed-dev kernels
 	$(PY) benchmarks/run.py $(BENCH_FLAGS)
 
 ## figures: every registered figure at full paper scale, one after another; prints wall/CPU
 ## seconds and peak memory per figure and the totals (runs kept in runs/full; ~16 min on 2 cores)
-figures: $(VENV)/.installed-dev
+figures: $(VENV)/.installed-dev kernels
 	$(PY) benchmarks/fidelity/time_figures.py --out runs/full
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
 
+## typecheck: mypy over the package and tests/typing_user_code.py (settings in pyproject.toml)
+typecheck: $(VENV)/.installed-dev
+	$(VENV)/bin/mypy
+
 format: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff format src tests benchmarks
 	$(VENV)/bin/ruff check --fix src tests benchmarks
 
-## clean-kernels: drop numba's on-disk cache of the compiled loops (the next run compiles them)
+## clean-kernels: drop numba's on-disk cache and the module built ahead of time (the next
+## `make kernels`, `make test` or `make demo` rebuilds it)
 clean-kernels:
 	find src -path '*/__pycache__/*' \( -name '*.nbi' -o -name '*.nbc' \) -delete
+	rm -f src/impactbandits/kernels/_aot.*.so src/impactbandits/kernels/_aot.json
 
 clean:
-	rm -rf $(VENV) runs build dist site .cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) runs build dist site .cache .pytest_cache .ruff_cache .mypy_cache

@@ -57,6 +57,8 @@ included). Wall seconds depend on the load of the shared machine; CPU seconds mu
 
 The measuring is in ``tree_measure.py``, the workloads (and row 3's reference) in
 ``engine_workloads.py``; this file holds the rows and the table.
+8-9. The open compiled path (``engine_compiled.py``): a user's policy compiled against its NumPy
+   form, and a pip install (numba's JIT) against the make install (the built module).
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 # benchmarks/ is not a package; importing engine_workloads registers its workloads
+from engine_compiled import row_pip, row_user_policy  # noqa: E402
 from engine_workloads import (  # noqa: E402
     EXP3_GAMMA,
     SINGLE_PEAKED_INSTANCE,
@@ -271,7 +274,7 @@ def row_ucb1(table: Table, quick: bool) -> None:
         "smallest kernel (kernels.checkpoints.record) through the JIT, whatever it simulates "
         "(numba's typing and target contexts, LLVM's library: why the kernels are built ahead "
         "of time, make kernels). UCB1 with >= 64 arms selects through buckets of equal "
-        "(count, mean) (kernels/ucb_groups.py)"
+        "(count, mean) (policies/ucb_buckets.py)"
     )
 
 
@@ -687,7 +690,7 @@ def row_figures(table: Table) -> None:
 
 # == main ==========================================================================================
 
-ROWS = ("1", "2", "3", "4", "5", "6", "7")
+ROWS = ("1", "2", "3", "4", "5", "6", "7", "8", "9")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -724,6 +727,8 @@ def main(argv: list[str] | None = None) -> None:
                 "5": partial(row_report, table, args.quick, fig1, scratch),
                 "6": partial(row_workers, table, args.quick, scratch),
                 "7": partial(row_figures, table),
+                "8": partial(row_user_policy, table, Row, args.quick),
+                "9": partial(row_pip, table, Row, CLI, scratch, args.quick),
             }[key]
             result = _guard(table, key, step)
             if key == "4":

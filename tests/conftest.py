@@ -33,15 +33,31 @@ def spec() -> ExperimentSpec:
     return small_spec()
 
 
+@pytest.fixture(params=["aot", "jit"])
+def kernel_backend(request, monkeypatch) -> str:
+    """Run the test once with the loops built ahead of time and once with numba's JIT
+    (``IMPACTBANDITS_KERNELS``); skipped where that one is not there (``make test`` builds the
+    ahead-of-time module first, so there it always runs)."""
+    from impactbandits.kernels import aot
+
+    if request.param == "aot" and not aot.current().usable:
+        pytest.skip(f"ahead-of-time kernels {aot.current().reason}")
+    return _kernels(monkeypatch, request.param)
+
+
 @pytest.fixture
-def kernel_backend(monkeypatch) -> str:
-    """The compiled loops on (``IMPACTBANDITS_KERNELS=jit``); skipped without numba."""
+def jit_backend(monkeypatch) -> str:
+    """numba's JIT only: for steps no build holds (a user's)."""
+    return _kernels(monkeypatch, "jit")
+
+
+def _kernels(monkeypatch, choice: str) -> str:
     from importlib.util import find_spec
 
     from impactbandits import kernels
 
-    if find_spec("numba") is None:
+    if choice == "jit" and find_spec("numba") is None:
         pytest.skip("numba not installed")
-    monkeypatch.setenv(kernels.KERNELS_ENV, "jit")
-    assert kernels.backend() == "jit"
-    return "jit"
+    monkeypatch.setenv(kernels.KERNELS_ENV, choice)
+    assert kernels.backend() == choice
+    return choice

@@ -24,10 +24,11 @@ from impactbandits.kernels.dispatch import compiled_step
 from impactbandits.registry import POLICIES, build_environment, build_policy
 from impactbandits.testing import check_compiled_step
 
-pytestmark = [
-    pytest.mark.skipif(not kernels.available(), reason="no compiled loops (numba not installed)"),
-    pytest.mark.usefixtures("kernel_backend"),
-]
+# the built-ins on both the loops built ahead of time and numba's JIT; a user's step (which no
+# build holds) on the JIT
+pytestmark = pytest.mark.skipif(
+    not kernels.available(), reason="no compiled loops (numba not installed)"
+)
 
 #: Parameters for registered policies that have a required one.
 REQUIRED = {"spo-delta": {"sigma": 0.05}}
@@ -55,6 +56,7 @@ def _buildable() -> list[str]:
     return names
 
 
+@pytest.mark.usefixtures("kernel_backend")
 @pytest.mark.parametrize("env_spec", ENVIRONMENTS, ids=lambda e: e[0])
 @pytest.mark.parametrize("name", _buildable())
 def test_every_declared_step_equals_its_readable_class(name, env_spec):
@@ -65,6 +67,7 @@ def test_every_declared_step_equals_its_readable_class(name, env_spec):
         )
 
 
+@pytest.mark.usefixtures("kernel_backend")
 @pytest.mark.parametrize("name", sorted(DECLARED))
 def test_every_built_in_that_had_a_kernel_declares_a_step(name):
     """So the comparison above runs for it (it passes silently for a policy without a step)."""
@@ -73,6 +76,7 @@ def test_every_built_in_that_had_a_kernel_declares_a_step(name):
     policy = build_policy(name, REQUIRED.get(name, {}))
     policy.reset(env.action_space, 100, BatchRNG.from_key(1, (3,), [0]))
     assert compiled_step(policy) is not None
+    assert check_compiled_step(lambda: build_policy(name, REQUIRED.get(name, {})), rounds=50)
 
 
 def _ucb1_subclass(method: str) -> type:
@@ -85,6 +89,7 @@ def _ucb1_subclass(method: str) -> type:
     return type("Mine", (UCB1,), {method: select} if method == "select" else {})
 
 
+@pytest.mark.usefixtures("jit_backend")
 def test_a_subclass_that_changes_select_does_not_inherit_the_compiled_step():
     env = build_environment("bernoulli", {"means": [0.3, 0.7]})
     env.reset(EnvironmentRandom(1, 2, [0]))
@@ -136,17 +141,20 @@ def _simulate(policy):
     )  # fmt: skip
 
 
+@pytest.mark.usefixtures("jit_backend")
 def test_a_compiled_select_returning_no_arm_names_the_round():
     with pytest.raises(InvalidAction, match=r"round 7: the compiled select\(\) returned 4"):
         _simulate(_policy_with(_out_of_range))
 
 
+@pytest.mark.usefixtures("jit_backend")
 def test_a_step_numba_cannot_compile_is_a_one_line_spec_error():
     with pytest.raises(SpecError, match="does not compile") as error:
         _simulate(_policy_with(_untyped))
     assert "\n" not in str(error.value)
 
 
+@pytest.mark.usefixtures("jit_backend")
 def test_a_declaration_returning_something_else_is_a_spec_error():
     from impactbandits.policies.classic import Greedy
 
@@ -158,6 +166,7 @@ def test_a_declaration_returning_something_else_is_a_spec_error():
         _simulate(Wrong())
 
 
+@pytest.mark.usefixtures("jit_backend")
 def test_the_user_written_example_runs_compiled_and_equals_its_readable_form():
     examples = Path(__file__).resolve().parent.parent / "examples"
     sys.path.insert(0, str(examples))

@@ -27,7 +27,7 @@ import pytest
 from impactbandits import kernels
 from impactbandits.core import BatchRNG, EnvironmentRandom
 from impactbandits.experiments.processes import TerminateRequest, sigterm_stops
-from impactbandits.kernels import simulate
+from impactbandits.kernels import aot, simulate
 from impactbandits.kernels.codes import DONE, STOPPED
 from impactbandits.registry import build_environment, build_policy
 
@@ -91,10 +91,10 @@ def _arguments(
 
 
 def _outputs(function: object, args: tuple) -> list[np.ndarray]:
-    """The arrays ``function`` writes (its ``out_*`` arguments), filled with a sentinel."""
-    from impactbandits.kernels.srum import run_srum
-
-    outputs = list(args[18:25] if function is run_srum else args[9:13])
+    """The arrays ``function`` writes (its ``out_*`` arguments), filled with a sentinel: SRUM's
+    loop (built ahead of time or not) takes 25 arguments before ``stop``, the generic one 14."""
+    srum = len(args) == len(aot.SRUM_ARGS) - 1
+    outputs = list(args[18:25] if srum else args[9:13])
     assert len(outputs) >= 4
     for array in outputs:
         array.fill(-7)

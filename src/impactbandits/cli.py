@@ -27,7 +27,7 @@ import warnings
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
@@ -40,8 +40,13 @@ LIST_WHAT = ("environments", "policies", "oracles", "figures")
 BACKENDS = ("serial", "process", "dask")
 VARIANTS = ("paper", "authors-code")
 
+if TYPE_CHECKING:
+    _IntParamType = click.ParamType[int]  # generic from click 8.4 on
+else:
+    _IntParamType = click.ParamType  # click >= 8.1 at run time
 
-class _PositiveInt(click.ParamType):
+
+class _PositiveInt(_IntParamType):
     """An integer ≥ 1 (shown as ``INTEGER>=1`` in ``--help``)."""
 
     name = "integer>=1"
@@ -120,15 +125,23 @@ def _store_messages(function: Callable[..., Any]) -> Callable[..., Any]:
 
     @wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from impactbandits.experiments.store import DiskFullError, StoreWarning, is_disk_full
+        from impactbandits.experiments.store import DiskFullError, StoreWarning
+        from impactbandits.experiments.store_files import is_disk_full
 
         ours = (StoreWarning, SpecWarning)
         seen: set[str] = set()
         original = warnings.showwarning
 
-        def show(message: Warning | str, category: type[Warning], *rest: Any) -> None:
+        def show(
+            message: Warning | str,
+            category: type[Warning],
+            filename: str,
+            lineno: int,
+            file: TextIO | None = None,
+            line: str | None = None,
+        ) -> None:
             if not issubclass(category, ours):
-                original(message, category, *rest)
+                original(message, category, filename, lineno, file, line)
             elif str(message) not in seen:
                 seen.add(str(message))
                 click.echo(f"warning: {message}", err=True)
@@ -426,7 +439,7 @@ def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
     """``write`` a temporary file beside ``path``, then rename it: a failure (a full disk)
     leaves no half-written ``path`` (an earlier one stays), and the error names ``path``
     (a full disk: :func:`_store_messages`' line)."""
-    from impactbandits.experiments.store import is_disk_full
+    from impactbandits.experiments.store_files import is_disk_full
 
     special = path.exists() and not path.is_file()  # a device or a pipe: written as it is
     partial = path if special else path.with_name(f".{path.name}.partial")

@@ -41,7 +41,7 @@ def import_path(obj: Any) -> str:
 
 
 @functools.cache
-def params_model(cls: type) -> type[BaseModel]:
+def params_model(cls: type[object]) -> type[BaseModel]:
     """A frozen pydantic model built from ``cls.__init__``'s signature."""
     signature = inspect.signature(cls.__init__)
     hints = typing.get_type_hints(cls.__init__, include_extras=True)

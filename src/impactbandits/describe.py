@@ -95,13 +95,14 @@ def _constraint(metadata: list[Any]) -> str:
     return ""
 
 
-def parameters(cls: type) -> list[Parameter]:
+def parameters(cls: type[object]) -> list[Parameter]:
     """The spec parameters of a component class: its constructor's arguments as validated."""
     from impactbandits.registry import params_model
 
     hints = typing.get_type_hints(cls.__init__)
     out = []
-    for name, field in params_model(cls).model_fields.items():
+    # (a class is hashable; mypy takes type[...] for unhashable when checking the cache's key)
+    for name, field in params_model(cls).model_fields.items():  # type: ignore[arg-type]
         annotation = hints.get(name, field.annotation)
         default = "required" if field.is_required() else repr(field.default)
         out.append(Parameter(name, _type_name(annotation), default, _constraint(field.metadata)))

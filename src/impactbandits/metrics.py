@@ -151,6 +151,7 @@ def grouped_stats(
     values: dict[str, dict[str, np.ndarray]] = {name: {} for name in STATISTICS}
     for column in columns:
         data = table[column].to_numpy(dtype=float)[order]
+        stats: tuple[np.ndarray, ...]
         if not count:
             stats = (np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64))
         elif (sizes == sizes[0]).all():  # as many rows in every group: one block

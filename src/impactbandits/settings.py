@@ -30,8 +30,8 @@ __all__ = [
 #: ``0`` (or off/false/no) simulates every seed of a deterministic cell
 #: (:mod:`impactbandits.experiments.runner`); default on.
 DEDUP = "IMPACTBANDITS_DEDUP"
-#: The compiled loops: ``0`` (or ``off``) off; ``jit``, ``auto`` or ``1`` (or unset) on when
-#: numba is installed (:mod:`impactbandits.kernels`).
+#: Where the compiled loops come from: ``0`` (or ``off``), ``aot``, ``jit``, ``auto`` (or ``1``);
+#: default auto (:mod:`impactbandits.kernels`).
 KERNELS = "IMPACTBANDITS_KERNELS"
 #: Processes drawing a report's standard figures (a positive integer); default 1
 #: (:mod:`impactbandits.experiments.report`).
@@ -40,6 +40,7 @@ _KERNEL_CHOICES: Mapping[str, str] = {
     "0": "0",
     "jit": "jit",
     "off": "0",
+    "aot": "aot",
     "auto": "auto",
     "1": "auto",
 }
@@ -96,7 +97,7 @@ def dedup() -> bool:
 
 
 def kernels() -> str:
-    """:data:`KERNELS`: ``"0"``, ``"jit"`` or ``"auto"``."""
+    """:data:`KERNELS`: ``"0"``, ``"aot"``, ``"jit"`` or ``"auto"``."""
     return choice(KERNELS, _KERNEL_CHOICES, "auto")
 
 

@@ -108,13 +108,14 @@ def check_policy(
         )
 
     # no global random state: seeding the global generators changes nothing, and they are untouched
+    # (numpy's stub types get_state() as its dict form; the default legacy=True gives the tuple)
     np.random.seed(12345)  # noqa: NPY002 - deliberately seeding the global state
     random.seed(12345)
-    state_np, state_py = np.random.get_state()[1].copy(), random.getstate()  # noqa: NPY002
+    state_np, state_py = np.random.get_state()[1].copy(), random.getstate()  # type: ignore[index]  # noqa: NPY002
     other = _run(make_env(), _policy(factory), reps, rounds, horizon)
     _require(_same(first, other), "results depend on global random state")
     _require(
-        np.array_equal(np.random.get_state()[1], state_np),  # noqa: NPY002
+        np.array_equal(np.random.get_state()[1], state_np),  # type: ignore[index]  # noqa: NPY002
         "policy used numpy's global RNG",
     )
     _require(random.getstate() == state_py, "policy used Python's global random module")
@@ -155,42 +156,30 @@ def check_compiled_step(
     pair runs no compiled loop here (no numba, no step declared for these parameters, or an
     environment without a pull model); raises :class:`ContractError` if they differ."""
     from impactbandits import kernels
-    from impactbandits.kernels.dispatch import compiled_step, pull_model
+    from impactbandits.kernels.dispatch import simulate_compiled
 
     make_env = env_factory or (lambda: BernoulliBandit([0.3, 0.7, 0.5]))
-    probe = _policy(factory)
-    horizon = rounds if probe.requires_horizon else None
-    env = make_env()
-    random_env = EnvironmentRandom(5, 101, list(replications))
-    env.reset(random_env)
-    probe.reset(env.action_space, horizon, BatchRNG.from_key(5, (202,), list(replications)))
-    if not kernels.available() or compiled_step(probe) is None or probe.phases:
+    reps = list(replications)
+    horizon = rounds if _policy(factory).requires_horizon else None
+    times = np.arange(1, rounds + 1)
+    if not kernels.available():
         return False
-    if pull_model(env, rounds) is None:
+    env, policy, policy_rng = make_env(), _policy(factory), BatchRNG.from_key(5, (202,), reps)
+    env_random = EnvironmentRandom(5, 101, reps)
+    env.reset(env_random)
+    policy.reset(env.action_space, horizon, policy_rng)
+    done = simulate_compiled(env, policy, rounds, times, len(reps), policy_rng)
+    if done is None:
         return False
-    runs = []
-    for compiled in (True, False):
-        runs.append(
-            kernels.simulate(
-                make_env(),
-                _policy(factory),
-                rounds,
-                horizon,
-                np.arange(1, rounds + 1),
-                EnvironmentRandom(5, 101, list(replications)),
-                BatchRNG.from_key(5, (202,), list(replications)),
-                check_actions=True,
-                compiled=compiled,
-            )
-        )
-    fast, slow = runs
+    fast = Trajectory(times, *done)
+    slow = _run(make_env(), _policy(factory), reps, rounds, horizon, seed=5)
     for name in ("reward", "expected", "pulls", "switches"):
         a, b = getattr(fast, name), getattr(slow, name)
         if not np.array_equal(a, b):
             r, t = (int(i) for i in np.argwhere(a != b)[0][:2])
             raise ContractError(
                 f"the compiled step's {name} differs from the readable class's in replication "
-                f"{replications[r]}, round {t + 1}: {a[r, t]} != {b[r, t]}"
+                f"{reps[r]}, round {t + 1}: {a[r, t]} != {b[r, t]}"
             )
     return True
 
@@ -209,6 +198,7 @@ def check_environment(factory: EnvFactory, rounds: int = 200) -> None:
         rng = np.random.default_rng(actions_seed)
         rewards, expected, before = [], [], []
         for _ in range(rounds):
+            a: np.ndarray
             if isinstance(space, Discrete):
                 a = rng.integers(space.n, size=len(which))
                 if len(which) == 1:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -57,7 +57,7 @@ class Environment(ABC):
     :meth:`expected_rewards` (finite action spaces) or :meth:`expected_reward`.
     """
 
-    default_oracle: ClassVar[str | None] = None
+    default_oracle: str | None = None
     records_arm_rewards: ClassVar[bool] = False
     """Ask the simulation loop to record cumulative realised reward per arm."""
     regret_on: ClassVar[str | None] = None
@@ -112,9 +112,18 @@ class SimpleEnvironment(ABC):
     """One replication, written plainly; the runner batches it with
     :class:`BatchedSimpleEnvironment`. ``reset`` receives this replication's own generator."""
 
-    default_oracle: ClassVar[str | None] = None
-    deterministic: bool = False
-    """No randomness in rewards given the actions (see :attr:`Environment.deterministic`)."""
+    default_oracle: str | None = None
+    if TYPE_CHECKING:
+        # A plain class attribute (below), read-only to a type checker as on Environment: a
+        # subclass declares it as a class attribute or as a property (when it depends on
+        # parameters).
+        @property
+        def deterministic(self) -> bool:
+            """No randomness in rewards given the actions (see
+            :attr:`Environment.deterministic`): a class attribute or a property; default
+            ``False``."""
+    else:
+        deterministic = False
 
     @property
     @abstractmethod
@@ -136,7 +145,7 @@ class BatchedSimpleEnvironment(Environment):
 
     def __init__(self, prototype: SimpleEnvironment) -> None:
         self.prototype = prototype
-        self.default_oracle = prototype.default_oracle  # type: ignore[misc]
+        self.default_oracle = prototype.default_oracle
         self._copies: list[SimpleEnvironment] = []
 
     @property

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,9 +40,11 @@ __all__ = ["BatchedSimplePolicy", "Policy", "SimplePolicy"]
 class Policy(ABC):
     """Batched policy. Class attributes declare what it supports."""
 
-    action_kinds: ClassVar[tuple[str, ...]] = ("discrete",)
+    # action_kinds and phases: class attributes, or set on the instance (phases may depend on
+    # the action space: then ``reset`` sets them)
+    action_kinds: tuple[str, ...] = ("discrete",)
     """Kinds of :class:`~impactbandits.core.spaces.ActionSpace` the policy can play."""
-    phases: ClassVar[tuple[str, ...]] = ()
+    phases: tuple[str, ...] = ()
     """Names of the phases reported by :meth:`current_phase` (empty: no phases)."""
 
     @property
@@ -100,11 +102,23 @@ class SimplePolicy(ABC):
     """Single-replication policy: ``reset(space, horizon, rng)`` with a NumPy ``Generator``,
     ``select() -> action``, ``update(action, feedback)`` where ``feedback.reward`` is a float."""
 
-    action_kinds: ClassVar[tuple[str, ...]] = ("discrete",)
-    phases: ClassVar[tuple[str, ...]] = ()
-    requires_horizon: bool = False
-    deterministic: bool = False
-    """Draws nothing from ``rng`` (see :attr:`Policy.deterministic`)."""
+    action_kinds: tuple[str, ...] = ("discrete",)
+    phases: tuple[str, ...] = ()
+    if TYPE_CHECKING:
+        # Plain class attributes (below), read-only to a type checker as on Policy: a subclass
+        # declares them as class attributes or as properties (when they depend on parameters).
+        @property
+        def requires_horizon(self) -> bool:
+            """Must know the horizon (see :attr:`Policy.requires_horizon`): a class attribute or
+            a property; default ``False``."""
+
+        @property
+        def deterministic(self) -> bool:
+            """Draws nothing from ``rng`` (see :attr:`Policy.deterministic`): a class attribute or
+            a property; default ``False``."""
+    else:
+        requires_horizon = False
+        deterministic = False
 
     @abstractmethod
     def reset(self, space: ActionSpace, horizon: int | None, rng: np.random.Generator) -> None: ...
@@ -130,14 +144,11 @@ class BatchedSimplePolicy(Policy):
 
     def __init__(self, prototype: SimplePolicy) -> None:
         self.prototype = prototype
-        self.action_kinds = prototype.action_kinds  # type: ignore[misc]
+        self.action_kinds = prototype.action_kinds
+        self.phases = tuple(prototype.phases)
+        """The prototype's phases, or the copies' once reset (they may depend on the space)."""
         self._copies: list[SimplePolicy] = []
         self._kind = "discrete"
-
-    @property  # type: ignore[override]
-    def phases(self) -> tuple[str, ...]:
-        """The prototype's phases, or the copies' once reset (they may depend on the space)."""
-        return tuple(self._copies[0].phases if self._copies else self.prototype.phases)
 
     @property
     def requires_horizon(self) -> bool:
@@ -154,6 +165,7 @@ class BatchedSimplePolicy(Policy):
         self._copies = [copy.deepcopy(self.prototype) for _ in range(rng.size)]
         for policy, generator in zip(self._copies, rng.generators, strict=True):
             policy.reset(space, horizon, generator)
+        self.phases = tuple(self._copies[0].phases if self._copies else self.prototype.phases)
 
     @property
     def copies(self) -> tuple[SimplePolicy, ...]:

@@ -134,7 +134,7 @@ def play(
             phase = policy.current_phase()
             phase_counts[rows, phase] += 1
             if previous_phase is not None:
-                phase_switches += phase != previous_phase  # type: ignore[operator]
+                phase_switches += phase != previous_phase
             previous_phase = phase
         outcome = env.step(actions)
         policy.update(actions, outcome.feedback)
@@ -151,11 +151,11 @@ def play(
             out_expected[:, next_index] = expected
             out_pulls[:, next_index] = pulls
             out_switches[:, next_index] = switches
-            if out_phases is not None:
+            if out_phases is not None and phase_counts is not None:
                 out_phases[:, next_index] = phase_counts
             if out_arm_rewards is not None:
                 out_arm_rewards[:, next_index] = arm_rewards
-            if out_phase_switches is not None:
+            if out_phase_switches is not None and phase_switches is not None:
                 out_phase_switches[:, next_index] = phase_switches
             next_index += 1
             next_checkpoint = int(checkpoints[next_index]) if next_index < n_cp else -1

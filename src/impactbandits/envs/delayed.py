@@ -26,7 +26,7 @@ m-th pull of arm i in replication r uses the same uniform for every policy).
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 from pydantic import Field
@@ -36,6 +36,9 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
 from impactbandits.errors import SpecError
 from impactbandits.params import NonNegativeFloat, Probability
+
+if TYPE_CHECKING:
+    from impactbandits.core.simulate import Trajectory
 
 __all__ = ["DelayedPayoffBandit", "ranking_order"]
 
@@ -142,16 +145,16 @@ class DelayedPayoffBandit(Environment):
         self._last[self._rows, actions] = self._t
         return Outcome(Feedback((u < mean).astype(float)), mean)
 
-    def summary_metrics(self, trajectory: object) -> dict[str, np.ndarray]:
+    def summary_metrics(self, trajectory: Trajectory) -> dict[str, np.ndarray]:
         """Switching cost paid and reward net of it, realised and expected: ``switching_cost`` ×
         switches between the learner's ranking policies (its phase switches), or, for a learner
         without phases, ``arm_switching_cost`` × changes of arm."""
         switches = getattr(trajectory, "phase_switches", None)
-        reward = np.asarray(trajectory.reward)  # type: ignore[attr-defined]
+        reward = np.asarray(trajectory.reward)
         if switches is not None:
             cost = self.switching_cost * np.asarray(switches, dtype=float)
         else:
-            arm_changes = np.asarray(trajectory.switches, dtype=float)  # type: ignore[attr-defined]
+            arm_changes = np.asarray(trajectory.switches, dtype=float)
             cost = self.arm_switching_cost * arm_changes
-        expected = np.asarray(trajectory.expected)  # type: ignore[attr-defined]
+        expected = np.asarray(trajectory.expected)
         return {"switching_cost": cost, "net": reward - cost, "expected_net": expected - cost}

@@ -186,10 +186,10 @@ def late_bloomer_report(curves: np.ndarray, potentials: Sequence[float]) -> dict
     arm e has f_e(n) > f_ℓ(n) for every n ≤ N, OPT(N)'s arm is not ℓ, and OPT(T)'s arm is ℓ.
     Returns the flags, ℓ, and the last horizon at which ℓ is not OPT's arm."""
     curves = np.asarray(curves, dtype=float)
-    potentials = np.asarray(potentials, dtype=float)
+    a = np.asarray(potentials, dtype=float)
     k, length = curves.shape
-    late = int(np.argmax(potentials))
-    unique = bool(np.sum(potentials >= potentials[late]) == 1)
+    late = int(np.argmax(a))
+    unique = bool(np.sum(a >= a[late]) == 1)
     early_n = max(1, length // EARLY_PHASE)
     ahead = np.all(curves[:, :early_n] > curves[late, :early_n], axis=1)
     cumulative = np.cumsum(curves, axis=1)

@@ -16,7 +16,7 @@ run's final empirical means and T f(μ̂)_i *not* rounded down (the paper floors
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import numpy as np
 from pydantic import Field
@@ -29,6 +29,9 @@ from impactbandits.errors import SpecError
 from impactbandits.opportunity.fairness import make_fairness
 from impactbandits.opportunity.objective import penalty, requirements
 from impactbandits.params import NonNegativeFloat, PositiveFloat, Probability
+
+if TYPE_CHECKING:
+    from impactbandits.core.simulate import Trajectory
 
 __all__ = ["OpportunityBandit"]
 
@@ -98,15 +101,15 @@ class OpportunityBandit(_StationaryArms):
             reward = betaincinv(mu * kappa, (1.0 - mu) * kappa, u)
         return Outcome(Feedback(reward), mu)
 
-    def summary_metrics(self, trajectory: object) -> dict[str, np.ndarray]:
+    def summary_metrics(self, trajectory: Trajectory) -> dict[str, np.ndarray]:
         """Utility (Eq. 1) at every checkpoint T: realised and expected, average utility and
         the requirement ⌊T f(μ)_i⌋ of every arm (opportunities required vs granted)."""
-        times = np.asarray(trajectory.times, dtype=float)  # type: ignore[attr-defined]
-        pulls = np.asarray(trajectory.pulls)  # type: ignore[attr-defined]
+        times = np.asarray(trajectory.times, dtype=float)
+        pulls = np.asarray(trajectory.pulls)
         if self.penalty == "true":
             required = np.broadcast_to(requirements(self.f_mu, times), pulls.shape)
         else:
-            arm_rewards = np.asarray(trajectory.arm_rewards)  # type: ignore[attr-defined]
+            arm_rewards = np.asarray(trajectory.arm_rewards)
             with np.errstate(divide="ignore", invalid="ignore"):
                 mu_hat = np.where(pulls > 0, arm_rewards / pulls, 0.0)
             if self.variant == "authors-code":  # T f(μ̂), not rounded down
@@ -114,8 +117,8 @@ class OpportunityBandit(_StationaryArms):
             else:
                 required = requirements(self.fairness(mu_hat), times[None, :])
         cost = penalty(required, pulls, self.transfer_cost)
-        reward = np.asarray(trajectory.reward)  # type: ignore[attr-defined]
-        expected = np.asarray(trajectory.expected)  # type: ignore[attr-defined]
+        reward = np.asarray(trajectory.reward)
+        expected = np.asarray(trajectory.expected)
         out = {
             "utility": reward - cost,
             "expected_utility": expected - cost,

@@ -38,6 +38,7 @@ from impactbandits import loader
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.pull_model import PullModel
+from impactbandits.core.random import CommonNoise
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs import imab
 from impactbandits.envs.curves import (
@@ -225,7 +226,7 @@ class RestedBandit(Environment):
         self._round += 1
         feedback = Feedback(self._observe(value, actions, index))
         if self._redraw is not None:
-            feedback = Feedback(feedback.reward, reevaluated=self._reevaluate())
+            feedback = Feedback(feedback.reward, reevaluated=self._reevaluate(self._redraw))
         return Outcome(feedback, value)
 
     def pull_model(self, pulls: int) -> PullModel | None:
@@ -240,18 +241,18 @@ class RestedBandit(Environment):
             return PullModel(values, "none")
         return PullModel(values, _PULL_NOISE[self.noise], self.sigma, self._noise)
 
-    def _reevaluate(self) -> np.ndarray:
+    def _reevaluate(self, redraw: CommonNoise) -> np.ndarray:
         """``(R, n, 5)``: every arm's f(n_i) three times and f(n_i − 1) twice, each with noise
-        drawn anew (common random numbers indexed by round): the authors' code evaluates a noisy
-        arm afresh at every call, including past pulls. An arm never pulled (or pulled once, for
-        f(n_i − 1)) is evaluated at pull 0, i.e. gets NaN."""
+        drawn anew from ``redraw`` (common random numbers indexed by round): the authors' code
+        evaluates a noisy arm afresh at every call, including past pulls. An arm never pulled (or
+        pulled once, for f(n_i − 1)) is evaluated at pull 0, i.e. gets NaN."""
         last, previous = REEVALUATIONS
         n = self._space.n
         counts = self._counts
         rows = self._arm_base[None, :] + counts - 1  # index of f(n_i) in the padded table
         current = np.where(counts > 0, self._padded.take(np.maximum(rows, 0)), np.nan)
         before = np.where(counts > 1, self._padded.take(np.maximum(rows - 1, 0)), np.nan)
-        noise = self._scaled(self._redraw.row(self._round)).reshape(-1, n, last + previous)
+        noise = self._scaled(redraw.row(self._round)).reshape(-1, n, last + previous)
         means = np.concatenate(
             [np.repeat(current[:, :, None], last, 2), np.repeat(before[:, :, None], previous, 2)],
             axis=2,

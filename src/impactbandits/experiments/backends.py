@@ -55,9 +55,10 @@ BACKENDS = ("serial", "process", "dask")
 #: starts with them (each worker imported them itself before: ~0.9 s of CPU per worker): the
 #: task runner and the compiled loops when they are used (:data:`KERNELS_PRELOAD`).
 FORKSERVER_PRELOAD = ("impactbandits.experiments.worker",)
-#: What the fork server imports for the compiled loops when numba is there: numba and the
-#: generic loop (each worker then loads only the machine code of its loops from the cache).
-KERNELS_PRELOAD = "impactbandits.kernels.loop"
+#: What the fork server imports for the compiled loops, by :func:`impactbandits.kernels.
+#: planned`: the module built ahead of time, or numba and the generic loop (each worker then
+#: loads only the machine code of its loops from numba's cache).
+KERNELS_PRELOAD = {"aot": "impactbandits.kernels._aot", "jit": "impactbandits.kernels.loop"}
 
 
 def default_workers() -> int:
@@ -76,10 +77,10 @@ class Lost(Exception):
 
 
 def preload() -> list[str]:
-    """:data:`FORKSERVER_PRELOAD`, with the compiled loops if they would be used (checked
-    without importing numba here)."""
+    """:data:`FORKSERVER_PRELOAD`, with the compiled loops if they would be used (the module
+    built ahead of time, or numba's; checked without importing either here)."""
     planned = kernels.planned()
-    return [*FORKSERVER_PRELOAD, *([KERNELS_PRELOAD] if planned else [])]
+    return [*FORKSERVER_PRELOAD, *([KERNELS_PRELOAD[planned]] if planned else [])]
 
 
 def process_context() -> multiprocessing.context.BaseContext:

@@ -65,10 +65,11 @@ def leaderboard(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
         .reset_index()
     )
     rows: list[dict[str, Any]] = []
+    # (pandas-stubs type the group keys as Hashable: family is a str, horizon an integer)
     for (family, horizon, policy), group in per_seed.groupby(
         ["family", "horizon", "policy"], observed=True, sort=True
     ):
-        complete = group[group["environments"] == env_count[family]]
+        complete = group[group["environments"] == env_count[family]]  # type: ignore[call-overload]
         if complete.empty:
             continue
         scores = complete["score"].to_numpy(dtype=float)
@@ -77,13 +78,13 @@ def leaderboard(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
         rows.append(
             {
                 "family": family,
-                "horizon": int(horizon),
+                "horizon": int(horizon),  # type: ignore[call-overload]
                 "policy": str(policy),
                 "per_step_regret": mean,
                 "ci_low": mean - half,
                 "ci_high": mean + half,
                 "seeds": int(scores.size),
-                "environments": int(env_count[family]),
+                "environments": int(env_count[family]),  # type: ignore[call-overload]
             }
         )
     out = pd.DataFrame(rows, columns=[c for c in LEADERBOARD_COLUMNS if c != "rank"])
@@ -139,18 +140,18 @@ def to_markdown(board: pd.DataFrame, title: str = "Rested-bandit benchmark") -> 
         lines += ["| policy | " + " | ".join(f"T = {h:,}" for h in horizons) + " |"]
         lines.append("|---|" + "---|" * len(horizons))
         for policy in part.sort_values(["horizon", "rank"])["policy"].unique():
-            cells = []
+            entries: list[str] = []
             for horizon in horizons:
                 row = part[(part["policy"] == policy) & (part["horizon"] == horizon)]
                 if row.empty:
-                    cells.append("–")
+                    entries.append("–")
                     continue
                 r = row.iloc[0]
-                cells.append(
+                entries.append(
                     f"{_number(r.per_step_regret)} [{_number(r.ci_low)}, {_number(r.ci_high)}]"
                     f" (#{r['rank']:g})"
                 )
-            lines.append(f"| {policy} | " + " | ".join(cells) + " |")
+            lines.append(f"| {policy} | " + " | ".join(entries) + " |")
         lines.append("")
     return "\n".join(lines)
 
@@ -184,7 +185,8 @@ def write_leaderboard(table: pd.DataFrame, run_dir: str | Path) -> list[Path]:
     board = leaderboard(table)
     board.to_csv(run_dir / "leaderboard.csv", index=False)
     ranks = rank_table(board)
-    ranks.columns = [f"T={h} {name}" for h, name in ranks.columns]
+    # (horizon, name) pairs: rank_table's columns are a MultiIndex, typed by pandas-stubs as str
+    ranks.columns = [f"T={h} {name}" for h, name in ranks.columns]  # type: ignore[str-unpack]
     ranks.to_csv(run_dir / "ranks.csv")
     (run_dir / "leaderboard.md").write_text(to_markdown(board), encoding="utf-8")
     paths = []

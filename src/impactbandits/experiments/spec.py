@@ -23,6 +23,7 @@ Every problem is reported as a :class:`~impactbandits.errors.SpecError` naming t
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -322,7 +323,7 @@ def spec_from_mapping(data: Mapping[str, Any]) -> ExperimentSpec:
         raise SpecError("", format_validation_error(exc, "", ExperimentSpec)) from None
 
 
-def load_spec(path: str | Path, **overrides: Any) -> ExperimentSpec:
+def load_spec(path: str | os.PathLike[str], **overrides: Any) -> ExperimentSpec:
     """Read and validate a TOML spec; ``overrides`` (e.g. ``seeds=5``) replace its fields."""
     path = Path(path)
     if path.is_dir():

@@ -118,11 +118,11 @@ def summary_from_stats(
     orders = last.mean["regret"].tolist() if "regret" in columns else [0.0] * len(last)
     rows = []
     for i, key in enumerate(last.keys.itertuples(index=False)):
-        row: dict[str, object] = {
+        row: dict[str, object] = {  # (pandas-stubs type a row's fields as any scalar)
             "environment": key.environment,
             "policy": key.policy,
-            "T": int(key.horizon),
-            "seeds": int(key.seeds),
+            "T": int(key.horizon),  # type: ignore[arg-type]
+            "seeds": int(key.seeds),  # type: ignore[arg-type]
         }
         for metric in wanted:
             if metric == "pulls":

@@ -343,7 +343,8 @@ def read_table(
         return pd.DataFrame(columns=columns)
     data = out.columns()
     for name, labels in categories.items():
-        data[name] = pd.Categorical.from_codes(data[name], categories=labels)
+        # pandas-stubs take categories only as an Index; pandas takes any list-like
+        data[name] = pd.Categorical.from_codes(data[name], categories=labels)  # type: ignore[call-overload]
     data = {name.removeprefix("extra:"): values for name, values in data.items()}
     ordered = [*BASE_COLUMNS, *(c for c in data if c not in BASE_COLUMNS)]
     return pd.DataFrame({name: data[name] for name in ordered}, copy=False)

@@ -33,7 +33,7 @@ from impactbandits.registry import (
     build_policy,
     resolve_oracle,
 )
-from impactbandits.usercode import Components, import_paths, reporting
+from impactbandits.usercode import import_paths, reporting
 
 __all__ = ["ORACLE_CACHE", "OracleCache", "Record", "run_claimed", "run_task"]
 
@@ -62,7 +62,7 @@ def run_task(task: Task) -> list[Record]:
     """
     cell = task.cell
     env_field, policy_field = cell.env_field, cell.policy_field
-    parts: Components = {
+    parts: dict[str, tuple[str, Mapping[str, Any] | None]] = {  # usercode.Components
         env_field: (cell.environment.kind, cell.environment.params),
         policy_field: (cell.policy.kind, cell.policy.params),
     }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, ClassVar, SupportsFloat
+from typing import Any, SupportsFloat
 
 import gymnasium
 import numpy as np
@@ -82,7 +82,7 @@ class BanditEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
     when built from one), :attr:`key`, :attr:`horizon`, :attr:`oracle`.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
+    metadata = {"render_modes": []}  # noqa: RUF012 - gymnasium.Env declares it per instance
 
     def __init__(
         self,
@@ -117,7 +117,8 @@ class BanditEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
         self._space: ActionSpace = env.action_space
         self.action_space = self._gym_action_space(self._space)
         self._fields, self._finite = self._probe()
-        self.observation_space = self._observation_space()
+        # gymnasium types a Dict space's elements as dict[str, Space]: they are dicts of arrays
+        self.observation_space = self._observation_space()  # type: ignore[assignment]
         self._root: int | None = None
         self._random: EnvironmentRandom | None = None
         self._round = 0

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from impactbandits import settings
+from impactbandits.errors import SpecError
 
 __all__ = [
     "KERNELS_ENV",
@@ -50,41 +51,75 @@ __all__ = [
     "available",
     "backend",
     "call",
+    "jit",
     "planned",
     "simulate",
     "simulate_compiled",
 ]
 
 
-#: ``0`` (or ``off``): the compiled loops off; ``1``, ``jit`` or ``auto`` (or unset): on when numba
-#: is installed.
+#: ``0`` (or ``off``): the compiled loops off; ``aot``: only the loops built ahead of time
+#: (:mod:`impactbandits.kernels.aot`; a :class:`~impactbandits.errors.SpecError` if the module
+#: cannot be used); ``jit``: only numba's JIT; ``auto`` or ``1`` (or unset): a step's loop built
+#: ahead of time if there is one, else numba's JIT if numba is installed.
 KERNELS_ENV = settings.KERNELS
 
 
 def planned() -> str | None:
-    """What :func:`backend` will answer (``"jit"`` or ``None``), found without importing numba;
-    a :class:`~impactbandits.errors.SpecError` for a bad ``IMPACTBANDITS_KERNELS``."""
-    if settings.kernels() == "0":
+    """What :func:`backend` will answer (``"aot"``, ``"jit"`` or ``None``), found without
+    importing numba or the built module; a :class:`~impactbandits.errors.SpecError` for a bad
+    ``IMPACTBANDITS_KERNELS``."""
+    return _plan(settings.kernels())
+
+
+def _plan(choice: str) -> str | None:
+    from impactbandits.kernels import aot
+
+    if choice == "0":
         return None
+    if choice in ("aot", "auto") and aot.current().usable:
+        return "aot"
+    if choice == "aot":
+        reason = aot.current().reason
+        raise SpecError(KERNELS_ENV, f"aot asked for, but the ahead-of-time module is {reason}")
     return "jit" if find_spec("numba") is not None else None
 
 
 def backend() -> str | None:
-    """Where the compiled loops come from in this process: ``"jit"`` (numba, importable) or
-    ``None`` (the readable loops run)."""
+    """Where the compiled loops come from first in this process: ``"aot"`` (the module built
+    ahead of time, loaded), ``"jit"`` (numba, importable) or ``None`` (the readable loops)."""
     return _backend(settings.kernels())
 
 
 @functools.cache
 def _backend(choice: str) -> str | None:
     """:func:`backend` for one value of ``IMPACTBANDITS_KERNELS`` (once per process)."""
-    if choice == "0" or find_spec("numba") is None:
-        return None
+    from impactbandits.kernels import aot
+
+    plan = _plan(choice)
+    if plan == "aot":
+        if aot.load() is not None:
+            return "aot"
+        if choice == "aot":
+            raise SpecError(KERNELS_ENV, "aot asked for, but the built module fails to load")
+        plan = _plan("jit")
+    return plan if plan == "jit" and jit() else None
+
+
+def jit() -> bool:
+    """numba's JIT may compile a loop here (a step with no loop built ahead of time)."""
+    return _jit(settings.kernels())
+
+
+@functools.cache
+def _jit(choice: str) -> bool:
+    if choice not in ("jit", "auto") or find_spec("numba") is None:
+        return False
     try:
         import numba  # noqa: F401
     except ImportError:
-        return None
-    return "jit"
+        return False
+    return True
 
 
 def available() -> bool:

@@ -18,6 +18,7 @@ from impactbandits.core.simulate import simulate as simulate_readable
 from impactbandits.core.spaces import InvalidAction
 from impactbandits.errors import SpecError
 from impactbandits.kernels import codes
+from impactbandits.kernels.sources import builtin, step_tag
 
 __all__ = ["compiled_step", "pull_model", "simulate", "simulate_compiled"]
 
@@ -117,10 +118,41 @@ def simulate_compiled(
     model = pull_model(env, rounds)
     if model is None:
         return None
-    return _run(step, model, env.action_space.n, rounds, checkpoints, replications, policy_rng)
+    users = not all(builtin(k.py_func) for k in (step.init, step.select, step.update))
+    loop = _loop(step, users)
+    if loop is None:
+        return None
+    return _run(loop, users, step, model, env.action_space.n, rounds, checkpoints, replications,
+                policy_rng)  # fmt: skip
+
+
+def _loop(step: CompiledStep, users: bool) -> Any:
+    """The step's loop: built ahead of time if the module has it (no numba imported), else
+    numba's JIT if allowed, else ``None``."""
+    from impactbandits import kernels
+    from impactbandits.kernels import aot
+
+    tag = step_tag(step)
+    if tag is not None and kernels.backend() == "aot":
+        built = aot.entry(f"loop_{tag}", aot.LOOP_ARGS)
+        if built is not None:
+            return built
+    if not kernels.jit():
+        return None
+    from impactbandits.kernels.loop import loop_for
+
+    try:
+        return loop_for(step)
+    except Exception as error:  # numba cannot read a user's kernels
+        if not users:
+            raise
+        message = f"the compiled step does not compile: {_first_line(error)}"
+        raise SpecError("policy", message) from None
 
 
 def _run(
+    loop: Any,
+    users: bool,
     step: CompiledStep,
     model: PullModel,
     n: int,
@@ -130,18 +162,9 @@ def _run(
     policy_rng: Any,
 ) -> tuple[np.ndarray, ...]:
     from impactbandits import kernels
-    from impactbandits.kernels.loop import builtin, loop_for
 
-    users = not all(builtin(k.py_func) for k in (step.init, step.select, step.update))
-    try:
-        loop = loop_for(step)
-    except Exception as error:  # numba cannot read a user's kernels
-        if not users:
-            raise
-        message = f"the compiled step does not compile: {_first_line(error)}"
-        raise SpecError("policy", message) from None
     if model.table is not None:
-        key = np.asarray(model.table.key, dtype=np.uint64)
+        key = np.ascontiguousarray(model.table.key, dtype=np.uint64)
         ids = np.ascontiguousarray(model.table.replications, dtype=np.uint64)
     else:
         key = np.zeros(2, dtype=np.uint64)

@@ -26,40 +26,27 @@ instead of reading other memory; the built-ins are compiled without it.
 from __future__ import annotations
 
 import functools
-import hashlib
-import inspect
 import types
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numba import njit
 from numba.core import types as numba_types
-from numba.core.registry import CPUDispatcher
+from numba.core.dispatcher import Dispatcher
 from numba.extending import typeof_impl
 
 from impactbandits.core.compiled import CompiledStep, Kernel
-from impactbandits.kernels import checkpoints as _checkpoints_module
-from impactbandits.kernels import noise as _noise_module
-from impactbandits.kernels import stop as _stop_module
 from impactbandits.kernels.checkpoints import record
 from impactbandits.kernels.codes import DONE, INVALID, STOPPED
 from impactbandits.kernels.noise import outcome
+from impactbandits.kernels.sources import builtin, step_tag
 from impactbandits.kernels.stop import stopped
 
-__all__ = ["builtin", "cache_tag", "compile_kernel", "loop_for"]
-
-_PACKAGE = "impactbandits."
-
-
-def builtin(function: Any) -> bool:
-    """A function of this package (not a user's)."""
-    return str(getattr(function, "__module__", "")).startswith(_PACKAGE)
+__all__ = ["compile_kernel", "loop_for"]
 
 
 @functools.cache
-def compile_kernel(kernel: Kernel) -> CPUDispatcher:
+def compile_kernel(kernel: Kernel) -> Dispatcher:
     """numba's dispatcher for ``kernel`` (once per process; not cached on disk by itself: the
     loop that calls it is, with its code inside)."""
     options: dict[str, Any] = {"nogil": True, "boundscheck": not builtin(kernel.py_func)}
@@ -73,64 +60,16 @@ def _typeof_kernel(value: Kernel, context: Any) -> numba_types.Dispatcher:
     return numba_types.Dispatcher(compile_kernel(value))
 
 
-def _called(function: Any) -> Iterator[Any]:
-    """The kernels and numba dispatchers ``function``'s code names as globals."""
-    scope = getattr(function, "__globals__", {})
-    codes = [function.__code__]
-    while codes:
-        code = codes.pop()
-        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-        for name in code.co_names:
-            value = scope.get(name)
-            if isinstance(value, Kernel | CPUDispatcher):
-                yield value.py_func
-
-
-def _sources(step: CompiledStep) -> list[str] | None:
-    """Every source file the machine code of ``step``'s loop comes from (sorted), or ``None`` if
-    one cannot be read."""
-    seen: set[Any] = set()
-    todo = [step.init.py_func, step.select.py_func, step.update.py_func]
-    files = {__file__, _noise_module.__file__, _stop_module.__file__, _checkpoints_module.__file__}
-    while todo:
-        function = todo.pop()
-        if function in seen:
-            continue
-        seen.add(function)
-        try:
-            files.add(inspect.getsourcefile(function) or "")
-        except TypeError:
-            return None
-        todo.extend(_called(function))
-    if "" in files or not all(Path(name).is_file() for name in files):
-        return None
-    return sorted(files)
-
-
-def cache_tag(step: CompiledStep) -> str | None:
-    """A hash of :func:`_sources` of ``step`` and of its functions' names, or ``None`` when a
-    source cannot be read (the loop is then not cached on disk)."""
-    files = _sources(step)
-    if files is None:
-        return None
-    digest = hashlib.sha256()
-    for kernel in (step.init, step.select, step.update):
-        digest.update(f"{kernel.py_func.__module__}:{kernel.py_func.__qualname__}\n".encode())
-    for name in files:
-        digest.update(Path(name).read_bytes())
-    return digest.hexdigest()[:20]
-
-
-def loop_for(step: CompiledStep) -> CPUDispatcher:
+def loop_for(step: CompiledStep) -> Dispatcher:
     """The compiled loop of ``step``'s kernels (:func:`_template`), loaded from numba's disk
     cache when it was compiled before from the same sources."""
     return _loop(step.init, step.select, step.update)
 
 
 @functools.cache
-def _loop(init: Kernel, select: Kernel, update: Kernel) -> CPUDispatcher:
+def _loop(init: Kernel, select: Kernel, update: Kernel) -> Dispatcher:
     step = CompiledStep(init, select, update, np.zeros(0))
-    tag = cache_tag(step)
+    tag = step_tag(step)
     scope = dict(_template.__globals__, init=init, select=select, update=update)
     name = f"loop_{tag}" if tag is not None else f"loop_{id(select):x}"
     function = types.FunctionType(_template.__code__, scope, name, _template.__defaults__)

@@ -8,6 +8,8 @@ the NumPy path calls, so every value is identical (``tests/test_kernels.py``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import llvmlite.binding as llvm
 import numpy as np
 from numba import njit, types
@@ -27,7 +29,7 @@ _UNIT53 = 1.0 / 9007199254740992.0
 _UNIT52 = 1.0 / 4503599627370496.0
 
 
-def _bind(symbol: str, scipy_name: str, signature: types.Signature) -> types.ExternalFunction:
+def _bind(symbol: str, scipy_name: str, signature: Any) -> Any:
     """SciPy's C function ``scipy_name`` as an external symbol of the compiled code: called by
     name, so the compiled loops can be cached on disk (a ctypes pointer could not)."""
     llvm.add_symbol(symbol, get_cython_function_address("scipy.special.cython_special", scipy_name))

@@ -63,11 +63,21 @@ def simulate_srum(
         np.empty((replications, n_cp), dtype=np.int64),
     )
     from impactbandits import kernels
-    from impactbandits.kernels.srum import run_srum
+    from impactbandits.kernels import aot
+    from impactbandits.kernels.sources import srum_tag
     from impactbandits.policies.opportunity import CONFIDENCE_SCALE
 
+    loop = (
+        aot.entry(f"run_srum_{srum_tag()}", aot.SRUM_ARGS) if kernels.backend() == "aot" else None
+    )
+    if loop is None:
+        if not kernels.jit():
+            return None
+        from impactbandits.kernels.srum import run_srum
+
+        loop = run_srum
     kernels.call(
-        run_srum,
+        loop,
         np.ascontiguousarray(env.expected_rewards(), dtype=np.float64),
         BETA_REWARDS if env.distribution == "beta" else BERNOULLI_REWARDS,
         float(env.concentration),

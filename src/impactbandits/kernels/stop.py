@@ -48,4 +48,4 @@ def _read(typingctx: Any, stop: Any) -> Any:
 def stopped(stop: np.ndarray, t: int) -> bool:
     """Whether to stop in round ``t`` (0: before a replication): ``t`` is a multiple of
     :data:`POLL_ROUNDS` and ``stop[0]`` is non-zero (``stop`` is never written here)."""
-    return (t & _MASK) == 0 and _read(stop) != 0
+    return (t & _MASK) == 0 and _read(stop) != 0  # type: ignore[call-arg]

@@ -201,15 +201,15 @@ def numerical_range(
     out = np.empty(k)
     bounds = list(zip(lower, upper, strict=True))
     for i in range(k):
-        hi = minimize(
-            lambda x, i=i: -f(x)[i],
-            cloud[np.argmax(values[:, i])],
-            bounds=bounds,
-            method="L-BFGS-B",
-        )
-        lo = minimize(
-            lambda x, i=i: f(x)[i], cloud[np.argmin(values[:, i])], bounds=bounds, method="L-BFGS-B"
-        )
+
+        def negated(x: np.ndarray, i: int = i) -> float:
+            return -f(x)[i]
+
+        def component(x: np.ndarray, i: int = i) -> float:
+            return f(x)[i]
+
+        hi = minimize(negated, cloud[np.argmax(values[:, i])], bounds=bounds, method="L-BFGS-B")
+        lo = minimize(component, cloud[np.argmin(values[:, i])], bounds=bounds, method="L-BFGS-B")
         out[i] = max(-hi.fun, values[:, i].max()) - min(lo.fun, values[:, i].min())
     return out
 

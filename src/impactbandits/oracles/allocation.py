@@ -443,8 +443,8 @@ def _single_peaked_counts(curves: np.ndarray, cumulative: np.ndarray) -> np.ndar
         taken = rows - base_pulls - winner_pulls[rows]
         per_arm = _prefix_counts(labels, n_arms, labels.size + 1)
         counts[rows[:, None], members] = rise[members] + per_arm[taken[:, None], members]
-        partial = winner_arm[rows] >= 0
-        counts[rows[partial], winner_arm[rows[partial]]] = winner_pulls[rows[partial]]
+        extended = winner_arm[rows] >= 0
+        counts[rows[extended], winner_arm[rows[extended]]] = winner_pulls[rows[extended]]
     return counts
 
 

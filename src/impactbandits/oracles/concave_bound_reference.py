@@ -141,7 +141,9 @@ def lp_solution_highs(lower: ArrayLike, upper: ArrayLike, remaining: int) -> np.
     cost = np.zeros(size)
     cost[n:] = -1.0
     matrix = _constraint_matrix(size)
-    result = linprog(
+    # scipy-stubs type A_ub as a dense array and bounds as pairs; HiGHS takes the sparse matrix
+    # and the (size, 2) array as they are
+    result = linprog(  # type: ignore[call-overload]
         cost,
         A_ub=matrix if matrix.shape[0] else None,
         b_ub=np.zeros(matrix.shape[0]) if matrix.shape[0] else None,

@@ -403,7 +403,8 @@ def best_periodic_schedule(mu: Any, delays: Any, f: FLike, max_period: int) -> O
             f"{total} schedules with {k} arms up to period {max_period} exceed the brute-force "
             f"limit {MAX_BRUTE_FORCE_SCHEDULES}",
         )
-    best_value, best_cycle = -np.inf, (0,)
+    best_value = -np.inf
+    best_cycle: tuple[int, ...] = (0,)
     for period in range(1, int(max_period) + 1):
         count = k**period
         weights = k ** np.arange(period - 1, -1, -1, dtype=np.int64)

@@ -303,13 +303,16 @@ def best_continuous_policy(
     def objective(x: np.ndarray) -> float:
         return -continuous_value(np.clip(x, 0.0, 1.0), reward_fns)
 
+    def total(x: np.ndarray) -> float:
+        return np.sum(x) - 1.0
+
     if n_groups > 1:
         result = optimize.minimize(
             objective,
             best_p,
             method="SLSQP",
             bounds=[(0.0, 1.0)] * n_groups,
-            constraints=[{"type": "eq", "fun": lambda x: np.sum(x) - 1.0}],
+            constraints=[{"type": "eq", "fun": total}],
             options={"maxiter": SLSQP_MAX_ITER, "ftol": SLSQP_FTOL},
         )
         candidate = _project_to_simplex(np.asarray(result.x, dtype=float))

@@ -134,8 +134,8 @@ def _ucb1_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-unty
 def _ucb1_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
     counts, sums, buckets = state
     if counts.size >= UCB1_GROUP_ARMS:
-        return bucket_select(buckets, counts, sums, params[0], t)  # type: ignore[no-any-return]
-    return full_argmax(counts, sums, params[0] * math.log(t))  # type: ignore[no-any-return]
+        return bucket_select(buckets, counts, sums, params[0], t)
+    return full_argmax(counts, sums, params[0] * math.log(t))
 
 
 @kernel
@@ -273,7 +273,7 @@ def exp3_draw(log_w: np.ndarray, p: np.ndarray, gamma: float, u: float) -> int:
 @kernel
 def _exp3_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
     log_w, p = state
-    return exp3_draw(log_w, p, params[0], u)  # type: ignore[no-any-return]
+    return exp3_draw(log_w, p, params[0], u)
 
 
 @kernel

@@ -103,7 +103,7 @@ class _GridLearner(SimplePolicy):
         self.resolution = resolution
 
     @property
-    def requires_horizon(self) -> bool:  # type: ignore[override]
+    def requires_horizon(self) -> bool:
         return self.resolution is None
 
     def _setup(self, space: ActionSpace, horizon: int | None, eta: float = 1.0) -> None:
@@ -287,7 +287,7 @@ class MetaEXP3(_GridLearner):
     g = T. Horizon-aware; refuses more than :data:`MAX_META_ARMS` meta-arms."""
 
     @property
-    def requires_horizon(self) -> bool:  # type: ignore[override]
+    def requires_horizon(self) -> bool:
         return True
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: np.random.Generator) -> None:

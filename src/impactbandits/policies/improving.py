@@ -150,10 +150,10 @@ def _hkr_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ig
                                   int(params[0]), upper, lower)  # fmt: skip
         flags[1] = 0
     if flags[0] == 1:
-        return active[0]  # type: ignore[no-any-return]
+        return active[0]
     a = active[flags[1]]
     flags[1] += 1
-    return a  # type: ignore[no-any-return]
+    return a
 
 
 @kernel

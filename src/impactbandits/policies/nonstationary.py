@@ -159,7 +159,7 @@ def _ducb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: i
     total = 0.0
     for i in range(k):  # left to right, as the readable form's cumsum
         total += counts[i]
-    return padded_index(counts, sums, params[0], params[1] * math.log(total))  # type: ignore[no-any-return]
+    return padded_index(counts, sums, params[0], params[1] * math.log(total))
 
 
 @kernel
@@ -278,7 +278,7 @@ def _swucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: 
     plays = min(t - 1, int(params[2]))
     if plays == 0:
         return 0
-    return padded_index(counts, sums, params[0], params[1] * math.log(plays))  # type: ignore[no-any-return]
+    return padded_index(counts, sums, params[0], params[1] * math.log(plays))
 
 
 @kernel
@@ -348,4 +348,4 @@ def _rexp3_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: 
     log_w, p = state
     if (t - 1) % int(params[1]) == 0:
         log_w[:] = 0.0  # restart at the start of each batch of Δ rounds
-    return exp3_draw(log_w, p, params[0], u)  # type: ignore[no-any-return]
+    return exp3_draw(log_w, p, params[0], u)

@@ -249,6 +249,7 @@ class SPO(_LastTwo):
     """
 
     deterministic = True
+    horizon: int  # reset refuses an anytime run
 
     def __init__(
         self,

@@ -60,7 +60,9 @@ def capped_linear_sum(value: float, slope: float, remaining: int) -> float:
 
 
 @kernel
-def _push_hull(arm: int, i: int, y: float, hx: np.ndarray, hy: np.ndarray, hlen: np.ndarray):
+def _push_hull(
+    arm: int, i: int, y: float, hx: np.ndarray, hy: np.ndarray, hlen: np.ndarray
+) -> None:
     m = hlen[arm]
     while m >= 2:
         x0, y0, x1, y1 = hx[arm, m - 2], hy[arm, m - 2], hx[arm, m - 1], hy[arm, m - 1]
@@ -74,7 +76,7 @@ def _push_hull(arm: int, i: int, y: float, hx: np.ndarray, hy: np.ndarray, hlen:
 
 
 @kernel
-def _tangent(arm: int, n: int, y: float, hx: np.ndarray, hy: np.ndarray, hlen: np.ndarray):
+def _tangent(arm: int, n: int, y: float, hx: np.ndarray, hy: np.ndarray, hlen: np.ndarray) -> float:
     lo, hi = 0, hlen[arm] - 1
     while lo < hi:
         mid = (lo + hi) >> 1

@@ -40,12 +40,15 @@ earlier instances are the environment option ``"instance_set": "selected"``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from impactbandits.experiments.figures import Figure, quick_name
 from impactbandits.experiments.spec import ExperimentSpec
+
+if TYPE_CHECKING:
+    from impactbandits.envs.rested import RestedBandit
 
 FIG1_SIGMA = 0.05
 FULL_SEEDS, QUICK_SEEDS = 30, 5
@@ -154,10 +157,12 @@ def authors_first_pull_credit(env: dict[str, Any]) -> list[float]:
     params = {k: v for k, v in env.items() if k not in ("kind", "label", "noise", "sigma")}
     if kind == "fico":
         params["length"] = max(params.get("length", 0), FICO_APPLICANTS)
-        return [float(x) for x in build_environment(kind, params).curves[:, FICO_APPLICANTS - 1]]
+        fico = cast("RestedBandit", build_environment(kind, params))  # a FicoBandit
+        return [float(x) for x in fico.curves[:, FICO_APPLICANTS - 1]]
     if kind == "recommender":
         params["length"] = RECOMMENDER_T_MAX
-        return [float(x) for x in build_environment(kind, params).curves[:, -1]]
+        recommender = cast("RestedBandit", build_environment(kind, params))
+        return [float(x) for x in recommender.curves[:, -1]]
     raise ValueError(f"no authors' first-pull credit for {kind!r}")
 
 

@@ -183,7 +183,7 @@ def render_potential(run_dir: Path) -> list[Path]:
     from impactbandits.envs.imab import true_potentials
 
     spec, table = load_run(run_dir, trajectories=True)
-    paths = []
+    paths: list[Path] = []
     for env_spec in spec.environments:
         env = built_in_environment(env_spec)
         curves = np.asarray(env.curves)  # type: ignore[attr-defined]

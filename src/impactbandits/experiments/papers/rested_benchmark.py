@@ -106,12 +106,12 @@ def environments(horizon: int) -> list[dict[str, Any]]:
                 **_noisy(SIGMA),
             }
         )
-    for instance in ("A", "B", "C"):
+    for letter in ("A", "B", "C"):
         out.append(
             {
                 "kind": "recommender",
-                "label": _label("recommender", instance),
-                "instance": instance,
+                "label": _label("recommender", letter),
+                "instance": letter,
                 "length": horizon,
                 **_noisy(SIGMA),
             }

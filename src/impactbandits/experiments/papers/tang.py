@@ -52,7 +52,7 @@ import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
 from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
-from impactbandits.experiments.spec import ExperimentSpec
+from impactbandits.experiments.spec import ExperimentSpec, SpecRecord
 
 FULL_T, QUICK_T = 20_000, 1_500  # the paper: about 5,000 (Fig. 2) and 10,000 (Fig. 3)
 FULL_SEEDS, QUICK_SEEDS = 20, 4
@@ -259,7 +259,9 @@ def _legend_with_slopes(ax: Any, data: pd.DataFrame, by: str) -> None:
     )  # fmt: skip
 
 
-def draw(spec: ExperimentSpec, table: pd.DataFrame, shared: list[list[str]]) -> MplFigure:
+def draw(
+    spec: ExperimentSpec | SpecRecord, table: pd.DataFrame, shared: list[list[str]]
+) -> MplFigure:
     """One panel per environment (cumulative regret against rounds, 95% bands); the panels of
     each group in ``shared`` get one y-range, and each group gets one more panel with our
     learner (the policy labelled ``ours …``) across the group's settings, on its own y-range —

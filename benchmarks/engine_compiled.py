@@ -1,0 +1,110 @@
+"""Rows 8 and 9 of the engine table (``engine_table.py``): the open compiled path.
+
+8. A user's policy through the compiled-step protocol: ``examples/fast_policy.py``'s KL-UCB on
+   four Bernoulli arms, R = 100, T = 10⁴ (``--quick``: T = 2000), numba's JIT (a user's step is
+   in no build; numba's cache warm: one run first), against the same class on the readable NumPy
+   loop (``IMPACTBANDITS_KERNELS=0``). Target ≥ 10×. The engine alone (``kernels.simulate``),
+   CPU of the process.
+9. What a plain ``pip install impactbandits[fast]`` gets against the ``make demo`` install:
+   ``reproduce lindner-fig1 --quick`` with ``IMPACTBANDITS_KERNELS=jit`` (no module built ahead
+   of time, as in a wheel: numba's JIT with its disk cache, warm after one run) against the
+   default (the built module). CPU of the whole process tree, median of 3 interleaved pairs.
+   Target ≤ 1.3×.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from tree_measure import Section, run_tree, run_workload, workload
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@workload
+def user_policy(rounds: int = 10_000, seeds: int = 100, compiled: bool = True) -> dict[str, Any]:
+    """KL-UCB of examples/fast_policy.py through ``kernels.simulate``, timed without imports."""
+    import numpy as np
+
+    sys.path.insert(0, str(EXAMPLES))
+    import fast_policy  # type: ignore[import-not-found]
+
+    from impactbandits import BatchRNG, EnvironmentRandom
+    from impactbandits.envs.stationary import BernoulliBandit
+    from impactbandits.kernels import simulate
+
+    def run() -> Any:
+        return simulate(
+            BernoulliBandit([0.3, 0.5, 0.55, 0.6]),
+            fast_policy.KLUCB(),
+            rounds,
+            None,
+            np.array([rounds]),
+            EnvironmentRandom(1, 2, list(range(seeds))),
+            BatchRNG.from_key(1, (3,), list(range(seeds))),
+            compiled=compiled,
+        )
+
+    if compiled:
+        run()  # the loop loaded from numba's cache (or compiled) before the timed run
+    with Section() as section:
+        trajectory = run()
+    return section.record(regret=float((rounds * 0.6 - trajectory.expected[:, -1]).mean()))
+
+
+def row_user_policy(table: Any, row: Any, quick: bool) -> None:
+    rounds = 2_000 if quick else 10_000
+    fast = run_workload("user_policy", rounds=rounds, compiled=True)
+    slow = run_workload("user_policy", rounds=rounds, compiled=False)
+    if fast.result["regret"] != slow.result["regret"]:
+        raise RuntimeError("compiled and readable KL-UCB differ")
+    ratio = slow.result["cpu"] / fast.result["cpu"]
+    table.add(
+        row(
+            "8",
+            f"user KL-UCB compiled, R=100 T={rounds:g}",
+            (fast.result["cpu"], fast.result["wall"], fast.result["rss_mb"]),
+            "its NumPy form",
+            (slow.result["cpu"], slow.result["wall"], slow.result["rss_mb"]),
+            f"{ratio:.0f}x faster",
+            ">= 10x, same numbers",
+            ("met" if ratio >= 10 else "NOT MET") + " (equal regret)",
+        )
+    )
+
+
+def row_pip(table: Any, row: Any, cli: str, scratch: Path, quick: bool) -> None:
+    del quick  # lindner-fig1 --quick is the issue's measure at any scale
+
+    def reproduce(kernels: str, index: int) -> Any:
+        out = scratch / f"pip-{kernels}-{index}"
+        m = run_tree(["env", f"IMPACTBANDITS_KERNELS={kernels}", cli, "reproduce",
+                      "lindner-fig1", "--quick", "--no-progress", "--out", str(out)])  # fmt: skip
+        if m.code != 0:
+            raise RuntimeError(f"reproduce failed: {m.stderr.strip()[-300:]}")
+        return m
+
+    reproduce("jit", 0)  # numba's cache warm, as after a pip user's first run
+    pairs = [(reproduce("jit", i), reproduce("auto", i)) for i in range(1, 4)]
+    pip = statistics.median(p.cpu for p, _ in pairs)
+    make = statistics.median(m.cpu for _, m in pairs)
+    ratio = pip / make
+
+    def median(values: list[float]) -> float:
+        return statistics.median(values)
+
+    table.add(
+        row(
+            "9",
+            "lindner-fig1 --quick, pip install (JIT)",
+            (pip, median([p.wall for p, _ in pairs]), median([p.rss_tree_mb for p, _ in pairs])),
+            "make install",
+            (make, median([m.wall for _, m in pairs]), median([m.rss_tree_mb for _, m in pairs])),
+            f"{ratio:.2f}x CPU",
+            "<= 1.3x",
+            "met" if ratio <= 1.3 else "NOT MET",
+        )
+    )

@@ -1,0 +1,194 @@
+"""Build the compiled loops ahead of time: ``python -m impactbandits.kernels.build``.
+
+Compiles the generic loop (:mod:`impactbandits.kernels.loop`) of every built-in policy's
+compiled step — found from the policy table: each registered policy is built with its defaults
+and asked for its step — and SRUM's loop, for exactly the argument types of
+:data:`~impactbandits.kernels.aot.LOOP_ARGS` and :data:`~impactbandits.kernels.aot.SRUM_ARGS`,
+with numba's ahead-of-time compiler (``numba.pycc``), into the extension module
+``impactbandits/kernels/_aot`` plus its stamp (:mod:`impactbandits.kernels.aot` says how they
+are used). Needs numba and a C compiler; about a minute. Does nothing if every entry is there
+for the present sources (``--force`` rebuilds).
+
+The compilation runs in a child process with an empty numba cache, so that no function cached
+on disk from an older source ends up in the module. ``numba.pycc`` has been "pending
+deprecation" since numba 0.57 without a replacement; if it goes, this build fails with a clear
+message and the library keeps using numba's JIT, which compiles the same source.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from impactbandits.kernels import aot
+from impactbandits.kernels.sources import srum_tag, step_tag
+
+__all__ = ["built_in_steps", "main", "planned_entries"]
+
+_HERE = Path(__file__).resolve().parent
+_SHIM = _HERE / "aot_shim.c"
+#: Parameters for the registered policies that have a required one (their step is asked for).
+_REQUIRED = {"spo-delta": {"sigma": 0.05}}
+
+
+def built_in_steps() -> dict[str, Any]:
+    """``loop_<tag>`` → a compiled step, for every registered policy whose defaults declare one
+    (on three arms, horizon 100)."""
+    from impactbandits.core.random import BatchRNG
+    from impactbandits.core.spaces import Discrete
+    from impactbandits.errors import SpecError
+    from impactbandits.kernels.dispatch import compiled_step
+    from impactbandits.policies.names import POLICIES, build_policy
+
+    steps: dict[str, Any] = {}
+    for name in sorted(POLICIES):
+        try:
+            policy = build_policy(name, _REQUIRED.get(name, {}))
+            policy.reset(Discrete(3), 100, BatchRNG.from_key(1, (2,), [0]))
+            step = compiled_step(policy)
+        except (SpecError, TypeError, ValueError):
+            continue  # a policy that needs another space, environment or parameters
+        tag = None if step is None else step_tag(step)
+        if tag is not None:
+            steps[f"loop_{tag}"] = step
+    return steps
+
+
+def planned_entries() -> list[str]:
+    """The entries a build of the present sources holds."""
+    return sorted([*built_in_steps(), f"run_srum_{srum_tag()}"])
+
+
+def _numba_signature(types_: tuple[tuple[str, int], ...]) -> Any:
+    from numba import types
+
+    args = [
+        getattr(types, dtype) if ndim == 0 else types.Array(getattr(types, dtype), ndim, "C")
+        for dtype, ndim in types_
+    ]
+    return types.int64(*args)
+
+
+def compile_into(directory: Path) -> tuple[Path, list[str]]:
+    """Compile the module into ``directory`` (in this process): its path and its entries."""
+    from numba.core.errors import NumbaPendingDeprecationWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
+        # numba.pycc is untyped and exports its names implicitly
+        pycc: Any = importlib.import_module("numba.pycc")
+        pycc_compiler: Any = importlib.import_module("numba.pycc.compiler")
+
+    from impactbandits.kernels.loop import loop_for
+    from impactbandits.kernels.srum import run_srum
+
+    class _ReleasingTheGil(pycc_compiler.Flags):  # type: ignore[misc]
+        """pycc's compilation flags, with the GIL released around each call, as the JIT's
+        ``nogil=True`` dispatchers do. This child process only."""
+
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)
+            self.release_gil = True
+
+    pycc_compiler.Flags = _ReleasingTheGil
+
+    class _WithShim(pycc.CC):  # type: ignore[misc]
+        def _get_mixin_sources(self) -> list[str]:
+            return [*super()._get_mixin_sources(), str(_SHIM)]
+
+    cc = _WithShim(aot.MODULE.rsplit(".", 1)[1])
+    cc.output_dir = str(directory)
+    cc.target_cpu = "host"  # as numba's JIT compiles (the stamp records the CPU)
+    entries = []
+    for name, step in built_in_steps().items():
+        cc.export(name, _numba_signature(aot.LOOP_ARGS))(loop_for(step).py_func)
+        entries.append(name)
+    srum = f"run_srum_{srum_tag()}"
+    cc.export(srum, _numba_signature(aot.SRUM_ARGS))(run_srum.py_func)
+    entries.append(srum)
+    cc.compile()
+    return directory / cc.output_file, sorted(entries)
+
+
+def _cause(stderr: str) -> str:
+    """The exception line of a failed build's traceback, else its last line."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    raised = [line for line in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception)\b", line)]
+    return (raised or lines or ["no output"])[-1]
+
+
+def _up_to_date() -> bool:
+    state = aot.status()
+    return state.usable and sorted(state.entries) == planned_entries()
+
+
+def _build(force: bool) -> int:
+    if not force and _up_to_date():
+        aot.STAMP.touch()  # for make: newer than the sources it was checked against
+        print(f"impactbandits kernels: up to date ({aot.STAMP.with_suffix('').name})")
+        return 0
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="impactbandits-aot-") as scratch:
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(scratch) / "numba-cache")}
+        out = Path(scratch) / "out"
+        out.mkdir()
+        code = (
+            "import json, sys; from pathlib import Path; "
+            "from impactbandits.kernels.build import compile_into; "
+            "path, entries = compile_into(Path(sys.argv[1])); "
+            "print(json.dumps([str(path), entries]))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(out)], env=env, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            print(
+                f"impactbandits kernels: the ahead-of-time build failed ({_cause(done.stderr)});"
+                " numba's JIT will be used (the same numbers, more memory and start-up time)",
+                file=sys.stderr,
+            )
+            return 1
+        path, entries = json.loads(done.stdout.strip().splitlines()[-1])
+        built = Path(path)
+        target = _HERE / built.name
+        aot.STAMP.unlink(missing_ok=True)  # no stamp until the new module is in place
+        shutil.copy2(built, target.with_suffix(".tmp"))
+        os.replace(target.with_suffix(".tmp"), target)
+        stamp = {**aot.fingerprint(), "entries": entries}
+        aot.STAMP.write_text(json.dumps(stamp, indent=1) + "\n")
+    print(
+        f"impactbandits kernels: built {target.name} in {time.perf_counter() - start:.0f} s "
+        f"({len(entries)} entry points)"
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m impactbandits.kernels.build", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    parser.add_argument(
+        "--check", action="store_true", help="only say whether the module is usable (exit 1 if not)"
+    )
+    options = parser.parse_args(argv)
+    if options.check:
+        state = aot.status()
+        print(f"impactbandits kernels: {state.reason}; {len(state.entries)} entry points")
+        return 0 if state.usable else 1
+    return _build(options.force)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

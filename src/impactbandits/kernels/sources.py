@@ -1,0 +1,117 @@
+"""What a compiled loop's machine code comes from, found without numba: the source files behind
+a compiled step (its kernels, every kernel and numba function they call, transitively, and the
+generic loop's own modules) and the hash that names the loop in numba's disk cache and in the
+module built ahead of time (:mod:`impactbandits.kernels.aot`). An edit of any of those files
+changes the name, so no stale machine code is ever run."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import types
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from impactbandits.core.compiled import CompiledStep, Kernel
+
+__all__ = ["LOOP_SOURCES", "builtin", "files_tag", "srum_tag", "step_tag"]
+
+_HERE = Path(__file__).resolve().parent
+#: The generic loop's own modules: part of every loop's machine code.
+LOOP_SOURCES = tuple(
+    str(_HERE / name) for name in ("loop.py", "noise.py", "stop.py", "checkpoints.py", "codes.py")
+)
+_PACKAGE = "impactbandits."
+
+
+def builtin(function: Any) -> bool:
+    """A function of this package (not a user's)."""
+    return str(getattr(function, "__module__", "")).startswith(_PACKAGE)
+
+
+def _compiled(value: Any) -> Any:
+    """The Python function behind a kernel or a numba dispatcher, else ``None``."""
+    if isinstance(value, Kernel):
+        return value.py_func
+    if type(value).__module__.startswith("numba") and hasattr(value, "py_func"):
+        return value.py_func
+    return None
+
+
+def _called(function: Any) -> Iterator[Any]:
+    """The kernels and numba functions ``function``'s code names as globals."""
+    scope = getattr(function, "__globals__", {})
+    codes = [function.__code__]
+    while codes:
+        code = codes.pop()
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        for name in code.co_names:
+            found = _compiled(scope.get(name))
+            if found is not None:
+                yield found
+
+
+def _files(functions: Iterable[Any], extra: Iterable[str] = ()) -> list[str] | None:
+    """The source files of ``functions`` and of everything compiled they call (sorted), with
+    :data:`LOOP_SOURCES` and ``extra``; ``None`` if one cannot be read."""
+    seen: set[Any] = set()
+    todo = list(functions)
+    files = {*LOOP_SOURCES, *extra}
+    while todo:
+        function = todo.pop()
+        if function in seen:
+            continue
+        seen.add(function)
+        try:
+            files.add(inspect.getsourcefile(function) or "")
+        except TypeError:
+            return None
+        todo.extend(_called(function))
+    if "" in files or not all(Path(name).is_file() for name in files):
+        return None
+    return sorted(files)
+
+
+def files_tag(
+    names: Iterable[str], functions: Iterable[Any], extra: Iterable[str] = ()
+) -> str | None:
+    """A hash of ``names`` and of the source files of ``functions`` and ``extra``
+    (:func:`_files`), or ``None`` when a source cannot be read."""
+    files = _files(functions, extra)
+    if files is None:
+        return None
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(f"{name}\n".encode())
+    for file in files:
+        digest.update(Path(file).read_bytes())
+    return digest.hexdigest()[:20]
+
+
+@functools.cache
+def _step_tag(init: Kernel, select: Kernel, update: Kernel) -> str | None:
+    kernels = (init, select, update)
+    names = [f"{k.py_func.__module__}:{k.py_func.__qualname__}" for k in kernels]
+    return files_tag(names, [k.py_func for k in kernels])
+
+
+def step_tag(step: CompiledStep) -> str | None:
+    """The name of ``step``'s loop (once per process and step)."""
+    return _step_tag(step.init, step.select, step.update)
+
+
+@functools.cache
+def srum_tag() -> str:
+    """The name of SRUM's loop (:mod:`impactbandits.kernels.srum`): its module, the objective it
+    computes (:mod:`impactbandits.opportunity.objective`) and UCB1's argmax."""
+    package = _HERE.parent
+    extra = [
+        str(_HERE / "srum.py"),
+        str(package / "opportunity" / "objective.py"),
+        str(package / "policies" / "ucb_buckets.py"),
+    ]
+    tag = files_tag(["run_srum"], [], extra)
+    assert tag is not None  # the package's own files
+    return tag

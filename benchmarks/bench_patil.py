@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from impactbandits.core.deterministic import play_deterministic
-from impactbandits.envs.imab import linear_vs_flat, lower_bound_instance, random_imab_curves
+from impactbandits.envs.improving import linear_vs_flat, lower_bound_instance, random_imab_curves
 from impactbandits.policies.improving import PatilAnytime
 
 KS = (2, 4, 8, 16, 32, 64)

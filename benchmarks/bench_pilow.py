@@ -12,7 +12,7 @@ import numpy as np
 
 from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
 from impactbandits.core.policy import BatchedSimplePolicy
-from impactbandits.envs.delayed import DelayedPayoffBandit
+from impactbandits.envs.delay import DelayedPayoffBandit
 from impactbandits.policies.delay import PiLow, stage_count
 
 MEANS = [0.0, 1 / 3, 2 / 3, 4 / 5, 13 / 15, 14 / 15, 1.0]

@@ -11,7 +11,7 @@ import pytest
 from impactbandits import ExperimentSpec, run_experiment
 from impactbandits.core import SimplePolicy
 from impactbandits.core.policy import BatchedSimplePolicy
-from impactbandits.envs.delayed import DelayedPayoffBandit
+from impactbandits.envs.delay import DelayedPayoffBandit
 from impactbandits.experiments.papers import cella
 from impactbandits.policies.delay import PiUCB
 

@@ -7,7 +7,7 @@ import pytest
 
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs import BernoulliBandit, GaussianBandit
-from impactbandits.envs.delayed import DelayedPayoffBandit
+from impactbandits.envs.delay import DelayedPayoffBandit
 from impactbandits.envs.impact import ImpactBandit
 from impactbandits.envs.opportunity import OpportunityBandit
 from impactbandits.envs.rested import (

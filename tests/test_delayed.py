@@ -9,7 +9,7 @@ import pytest
 
 from impactbandits.core import EnvironmentRandom, SimplePolicy
 from impactbandits.core.policy import BatchedSimplePolicy
-from impactbandits.envs.delayed import DelayedPayoffBandit, ranking_order
+from impactbandits.envs.delay import DelayedPayoffBandit, ranking_order
 from impactbandits.experiments.figures import get_figure
 from impactbandits.oracles.delay import ranking_values
 from impactbandits.oracles.ranking import ghost_oracle, ranking_cumulative

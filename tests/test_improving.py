@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from impactbandits.core.deterministic import play_deterministic
-from impactbandits.envs.imab import (
+from impactbandits.envs.improving import (
     linear_vs_flat,
     lower_bound_instance,
     random_imab_curves,

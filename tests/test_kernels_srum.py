@@ -10,7 +10,7 @@ import pytest
 
 from impactbandits.core import BatchRNG, EnvironmentRandom
 from impactbandits.kernels import available, simulate, simulate_compiled
-from impactbandits.opportunity.fairness import MonotoneCartesianFairness
+from impactbandits.oracles.opportunity_fairness import MonotoneCartesianFairness
 from impactbandits.registry import build_environment, build_policy
 
 # every test runs with the compiled loops on (conftest.kernel_backend)

@@ -41,8 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("registry", "metrics", "testing"),  # name → component tables; regret; contract checks
     ("kernels",),  # compiled round loops for the hot policy × environment pairs
     ("envs", "policies"),  # environments; algorithms (and the policies' name table)
-    ("oracles",),  # exact benchmarks
-    ("opportunity",),  # Ron et al.'s fairness functions, utility and Lemma-1 optimum
+    ("oracles",),  # exact benchmarks (and Ron et al.'s fairness functions and utility)
     ("core",),  # Environment, Policy, spaces, Feedback, randomness, simulate
     ("loader", "construct"),  # the checked `module:attr` loader; parameters from signatures
     ("settings", "usercode"),  # environment variables; one-line errors for user code

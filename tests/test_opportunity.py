@@ -11,17 +11,17 @@ import pytest
 from impactbandits import ExperimentSpec, run_experiment, tidy_table
 from impactbandits.errors import SpecError
 from impactbandits.experiments.figures import get_figure
-from impactbandits.opportunity.fairness import (
-    CallableFairness,
-    ConstantFairness,
-    MonotoneCartesianFairness,
-    SoftmaxFairness,
-)
-from impactbandits.opportunity.objective import (
+from impactbandits.oracles.opportunity import (
     lemma1_counts,
     optimal_utility,
     penalty,
     requirements,
+)
+from impactbandits.oracles.opportunity_fairness import (
+    CallableFairness,
+    ConstantFairness,
+    MonotoneCartesianFairness,
+    SoftmaxFairness,
 )
 
 

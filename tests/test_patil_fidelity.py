@@ -12,7 +12,7 @@ import pytest
 
 from impactbandits.core.deterministic import play_deterministic
 from impactbandits.envs.curves import increasing_limits
-from impactbandits.envs.imab import (
+from impactbandits.envs.improving import (
     imab_potentials,
     late_bloomer_report,
     random_imab_curves,
@@ -281,9 +281,13 @@ def test_uniform_family_is_unchanged_by_the_refactoring():
     np.testing.assert_allclose(random_imab_curves(4, 300, 7), expected, rtol=1e-12, atol=1e-15)
 
 
-def test_imab_module_does_not_import_rested():
-    """The former import cycle (imab ↔ rested) is gone: imab loads without rested."""
-    code = "import sys, impactbandits.envs.imab; print('impactbandits.envs.rested' in sys.modules)"
+def test_improving_module_does_not_import_rested():
+    """The former import cycle (imab ↔ rested) is gone: the IMAB curves module (envs.improving)
+    loads without rested."""
+    code = (
+        "import sys, impactbandits.envs.improving; "
+        "print('impactbandits.envs.rested' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

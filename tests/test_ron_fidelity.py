@@ -17,7 +17,7 @@ from impactbandits.core.random import BatchRNG
 from impactbandits.envs.opportunity import OpportunityBandit
 from impactbandits.errors import SpecError
 from impactbandits.experiments.papers import ron
-from impactbandits.opportunity.fairness import make_fairness
+from impactbandits.oracles.opportunity_fairness import make_fairness
 from impactbandits.policies.classic import UCB1
 from impactbandits.policies.opportunity import SelfRegulatedUtilityMaximization as SRUM
 

@@ -154,8 +154,8 @@ def paper_utility(fairness: str, lam: float, T: int, counters, total_reward: flo
     of the authors)."""
     import numpy as np
 
-    from impactbandits.opportunity.fairness import make_fairness
-    from impactbandits.opportunity.objective import penalty, requirements
+    from impactbandits.oracles.opportunity import penalty, requirements
+    from impactbandits.oracles.opportunity_fairness import make_fairness
 
     f_mu = make_fairness(fairness, len(MEANS), 1.0)(np.asarray(MEANS))
     required = requirements(f_mu, T)

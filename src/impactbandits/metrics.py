@@ -50,7 +50,8 @@ def potential_gap(curves: np.ndarray, pulls: np.ndarray, potentials: np.ndarray)
     ``curves`` is ``(k, length)``; ``pulls`` is ``(..., k)`` pull counts (0 pulls: the gap to
     f_i(1)); ``potentials`` the ``(k,)`` a_i — not the curves' last column, which for a curve
     still rising at the end of the table is below a_i: take them from
-    :func:`impactbandits.envs.imab.true_potentials` (closed form for the parametric families)."""
+    :func:`impactbandits.envs.improving.true_potentials` (closed form for the parametric
+    families)."""
     curves = np.asarray(curves, dtype=float)
     pulls = np.asarray(pulls, dtype=np.int64)
     potentials = np.asarray(potentials, dtype=float)

@@ -58,7 +58,7 @@ ENVIRONMENTS: Mapping[str, str] = {
     "recommender": "impactbandits.envs.rested:RecommenderBandit",
     "imab": "impactbandits.envs.rested:ImprovingBandit",
     "opportunity": "impactbandits.envs.opportunity:OpportunityBandit",
-    "delayed": "impactbandits.envs.delayed:DelayedPayoffBandit",
+    "delayed": "impactbandits.envs.delay:DelayedPayoffBandit",
     "impact": "impactbandits.envs.impact:ImpactBandit",
     "restless": "impactbandits.envs.restless:RestlessBandit",
     "rising": "impactbandits.envs.rising:RisingBandit",

@@ -26,8 +26,8 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs.stationary import _StationaryArms
 from impactbandits.errors import SpecError
-from impactbandits.opportunity.fairness import make_fairness
-from impactbandits.opportunity.objective import penalty, requirements
+from impactbandits.oracles.opportunity import penalty, requirements
+from impactbandits.oracles.opportunity_fairness import make_fairness
 from impactbandits.params import NonNegativeFloat, PositiveFloat, Probability
 
 if TYPE_CHECKING:

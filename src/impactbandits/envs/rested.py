@@ -40,7 +40,7 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.pull_model import PullModel
 from impactbandits.core.random import CommonNoise
 from impactbandits.core.spaces import Discrete
-from impactbandits.envs import imab
+from impactbandits.envs import improving
 from impactbandits.envs.curves import (
     constant_curves,
     decreasing_curves,
@@ -422,12 +422,12 @@ class ImprovingBandit(RestedBandit):
     """An IMAB instance (Patil et al. 2023), validated: bounded, nondecreasing, diminishing
     returns (error names the arm and the first violating index).
 
-    ``family``: ``"random"`` (k arms from :func:`~impactbandits.envs.imab.random_imab_curves`
+    ``family``: ``"random"`` (k arms from :func:`~impactbandits.envs.improving.random_imab_curves`
     with ``seed``; ``random_family`` ``"uniform"`` or ``"late-bloomer"``), ``"lower-bound"``
     (I_m with ``k``, ``m`` (0-based) and ``horizon``), ``"linear-vs-flat"`` (``k``, ``ramp``),
     ``"saturating"`` (``asymptotes``, ``saturation``), or ``"curves"`` (explicit ``curves``).
     ``asymptotes`` after construction: the true potentials a_i = lim f_i(n)
-    (:func:`~impactbandits.envs.imab.imab_potentials`).
+    (:func:`~impactbandits.envs.improving.imab_potentials`).
     """
 
     def __init__(
@@ -450,22 +450,22 @@ class ImprovingBandit(RestedBandit):
         noise_draws: NoiseDraws = "per-pull",
     ) -> None:
         if family == "random":
-            built = imab.random_imab_curves(k, length, seed, random_family)
+            built = improving.random_imab_curves(k, length, seed, random_family)
         elif family == "lower-bound":
             if m >= k:
                 raise SpecError("m", f"must be below k = {k} (arms are numbered from 0)")
-            built = imab.lower_bound_instance(k, m, horizon or length, length)
+            built = improving.lower_bound_instance(k, m, horizon or length, length)
         elif family == "linear-vs-flat":
-            built = imab.linear_vs_flat(k, ramp or length, length)
+            built = improving.linear_vs_flat(k, ramp or length, length)
         elif family == "saturating":
             if not asymptotes or not saturation or len(asymptotes) != len(saturation):
                 raise SpecError("asymptotes", "give one asymptote and one saturation per arm")
-            built = imab.saturating_curves(asymptotes, saturation, length)
+            built = improving.saturating_curves(asymptotes, saturation, length)
         else:
             if not curves:
                 raise SpecError("curves", "family 'curves' needs explicit curves")
             built = np.asarray(curves, dtype=float)
-        self._setup(imab.validate_imab(built), noise, sigma, noise_draws)
-        self.asymptotes = imab.imab_potentials(
+        self._setup(improving.validate_imab(built), noise, sigma, noise_draws)
+        self.asymptotes = improving.imab_potentials(
             family, built, k=k, seed=seed, random_family=random_family, m=m, asymptotes=asymptotes
         )

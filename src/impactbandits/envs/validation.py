@@ -1,6 +1,7 @@
 """Validation of rested reward curves, shared by :mod:`impactbandits.envs.rested` and
-:mod:`impactbandits.envs.imab` (kept apart so that neither module imports the other's
-internals: ``rested`` builds IMAB instances from ``imab``, ``imab`` only needs this check)."""
+:mod:`impactbandits.envs.improving` (kept apart so that neither module imports the other's
+internals: ``rested`` builds IMAB instances from ``improving``, ``improving`` only needs this
+check)."""
 
 from __future__ import annotations
 

@@ -105,11 +105,11 @@ def step_tag(step: CompiledStep) -> str | None:
 @functools.cache
 def srum_tag() -> str:
     """The name of SRUM's loop (:mod:`impactbandits.kernels.srum`): its module, the objective it
-    computes (:mod:`impactbandits.opportunity.objective`) and UCB1's argmax."""
+    computes (:mod:`impactbandits.oracles.opportunity`) and UCB1's argmax."""
     package = _HERE.parent
     extra = [
         str(_HERE / "srum.py"),
-        str(package / "opportunity" / "objective.py"),
+        str(package / "oracles" / "opportunity.py"),
         str(package / "policies" / "ucb_buckets.py"),
     ]
     tag = files_tag(["run_srum"], [], extra)

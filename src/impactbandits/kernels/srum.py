@@ -14,12 +14,12 @@
   box, UCB1 (:class:`~impactbandits.policies.classic.UCB1`, paper variant, index
   x̄_i + √(c ln t / n_i), c = 2 by default), restarted when phase 4 begins;
 * the range oracle of Line 6 and f itself for the built-in fairness functions
-  (:mod:`impactbandits.opportunity.fairness`): constant (zero, uniform; range 0), monotone
+  (:mod:`impactbandits.oracles.opportunity_fairness`): constant (zero, uniform; range 0), monotone
   Cartesian f(μ)_i = scale·μ_i^power (``linear``: scale 1/K, power 1; range
   g(upper_i) − g(lower_i)) and softmax (Proposition 1's corners), with NumPy's own orders —
   ``x ** p`` takes NumPy's shortcuts for p = 2, 0.5, −1 and the softmax's Σ_j is NumPy's
   pairwise sum (:func:`pairwise_sum`); ⌊T f(μ̂)_i⌋ is
-  :func:`~impactbandits.opportunity.objective.requirements`;
+  :func:`~impactbandits.oracles.opportunity.requirements`;
 * :class:`~impactbandits.envs.opportunity.OpportunityBandit`'s ``step``: the reward of the m-th
   pull of arm i in replication r is 1{u < μ_i} (Bernoulli) or the Beta(μ_iκ, (1 − μ_i)κ)
   quantile of u (SciPy's ``betaincinv`` through its C entry point), u the common uniform at
@@ -49,7 +49,7 @@ from impactbandits.kernels.codes import (
 from impactbandits.kernels.loop import compile_kernel
 from impactbandits.kernels.noise import beta_inverse, uniform53
 from impactbandits.kernels.stop import stopped
-from impactbandits.opportunity.objective import FLOOR_TOLERANCE
+from impactbandits.oracles.opportunity import FLOOR_TOLERANCE
 from impactbandits.policies.ucb_buckets import full_argmax as _declared_argmax
 
 #: UCB1's argmax (the black box's select), compiled

@@ -21,7 +21,7 @@ __all__ = ["fairness_kernel", "simulate_srum"]
 def fairness_kernel(fairness: Any) -> tuple[int, np.ndarray, np.ndarray] | None:
     """``(kind, fp, gamma)`` of a built-in fairness function (exactly that class), or ``None``
     (a user-defined function: the readable loop runs)."""
-    from impactbandits.opportunity import fairness as fair
+    from impactbandits.oracles import opportunity_fairness as fair
 
     kind = type(fairness)
     if kind is fair.ConstantFairness:

@@ -5,6 +5,11 @@ Regret oracles have the signature ``oracle(fresh_env, times) -> (R, len(times))`
 policies and figures: :func:`optimal_allocation` (rested bandits, every horizon at once) and
 :class:`ConcaveBound` / :func:`lp_bound` (SPO's LP (⋆) bound, exact).
 
+Ron et al.'s reward-opportunity objective and its Lemma-1 optimum
+(:mod:`impactbandits.oracles.opportunity`) and fairness functions
+(:mod:`impactbandits.oracles.opportunity_fairness`) live here too: the environment, SRUM and its
+compiled loop share them with the oracle, which may not import environments or policies.
+
 Names are imported on first use, so a worker that needs one oracle loads only that module.
 """
 

@@ -23,8 +23,8 @@ from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
-from impactbandits.opportunity.fairness import SoftmaxFairness
-from impactbandits.opportunity.objective import requirements
+from impactbandits.oracles.opportunity import requirements
+from impactbandits.oracles.opportunity_fairness import SoftmaxFairness
 from impactbandits.policies.names import build_policy, resolve_policy
 
 __all__ = ["ConstantFairnessElimination", "FairnessAwareETC", "SelfRegulatedUtilityMaximization"]

@@ -88,7 +88,7 @@ def fig3(quick: bool) -> ExperimentSpec:
 def charged_switches(table: Any) -> Any:
     """The switches the environment charges: between ranking policies for the learners over
     them (``phase_switches``), changes of arm for arm-level learners (``switches``; see
-    :class:`~impactbandits.envs.delayed.DelayedPayoffBandit`, ``arm_switching_cost``)."""
+    :class:`~impactbandits.envs.delay.DelayedPayoffBandit`, ``arm_switching_cost``)."""
     return table["phase_switches"].fillna(table["switches"])
 
 

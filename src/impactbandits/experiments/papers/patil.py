@@ -7,7 +7,7 @@ No public code exists (docs/fidelity.md); the choices below are ours and documen
   Lindner et al.'s Figs 4–6; Algorithm 1 vs HKR vs round robin; per-step regret and competitive
   ratio against T (T ≤ 10⁴, 50 horizons).
 * ``patil-random`` (Fig. 11): random IMAB instances with k = 5 arms from
-  :func:`~impactbandits.envs.imab.random_imab_curves`: seeds 0–3 of the ``"uniform"`` family
+  :func:`~impactbandits.envs.improving.random_imab_curves`: seeds 0–3 of the ``"uniform"`` family
   (mostly easy: only seed 3 has an arm that starts behind and becomes the best arm within T) and
   seeds 0–3 of the ``"late-bloomer"`` family (by construction the arm with the highest potential
   starts behind an early riser and is the best arm only for long horizons: the paper's
@@ -179,8 +179,8 @@ def render_curves_and_ratio(run_dir: Path) -> list[Path]:
 
 def render_potential(run_dir: Path) -> list[Path]:
     """f_i(N_i(t)) against t per arm and policy, with the true potentials a_i = lim f_i(n)
-    dashed (closed form: :func:`~impactbandits.envs.imab.true_potentials`)."""
-    from impactbandits.envs.imab import true_potentials
+    dashed (closed form: :func:`~impactbandits.envs.improving.true_potentials`)."""
+    from impactbandits.envs.improving import true_potentials
 
     spec, table = load_run(run_dir, trajectories=True)
     paths: list[Path] = []

@@ -10,9 +10,10 @@ import time
 
 import numpy as np
 
-from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+from impactbandits.core import BatchRNG, EnvironmentRandom
 from impactbandits.core.policy import BatchedSimplePolicy
 from impactbandits.envs.delay import DelayedPayoffBandit
+from impactbandits.kernels import simulate
 from impactbandits.policies.delay import PiLow, stage_count
 
 MEANS = [0.0, 1 / 3, 2 / 3, 4 / 5, 13 / 15, 14 / 15, 1.0]

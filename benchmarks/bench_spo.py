@@ -13,8 +13,9 @@ import time
 
 import numpy as np
 
-from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+from impactbandits.core import BatchRNG, EnvironmentRandom
 from impactbandits.envs.rested import SinglePeakedBandit
+from impactbandits.kernels import simulate
 from impactbandits.policies.single_peaked import SPO
 
 HORIZON = 10_000

@@ -62,7 +62,7 @@ def _simulate(
 
     from impactbandits.core.environment import EnvironmentRandom
     from impactbandits.core.random import POLICY, BatchRNG
-    from impactbandits.core.simulate import simulate
+    from impactbandits.kernels import simulate
     from impactbandits.registry import build_environment, build_policy
 
     return simulate(
@@ -264,8 +264,8 @@ def greedy_check(horizon: int) -> dict[str, Any]:
 
     from impactbandits.core.environment import EnvironmentRandom
     from impactbandits.core.random import POLICY, BatchRNG
-    from impactbandits.core.simulate import simulate
     from impactbandits.envs.curves import SINGLE_PEAKED_INSTANCES
+    from impactbandits.kernels import simulate
     from impactbandits.registry import build_environment, build_policy
 
     out = {}

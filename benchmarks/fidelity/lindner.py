@@ -29,7 +29,7 @@ from scipy import stats
 
 from impactbandits.core.environment import EnvironmentRandom
 from impactbandits.core.random import BatchRNG
-from impactbandits.core.simulate import simulate
+from impactbandits.kernels import simulate
 from impactbandits.oracles.allocation import optimal_allocation
 from impactbandits.registry import build_environment, build_policy
 

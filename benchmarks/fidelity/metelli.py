@@ -99,7 +99,8 @@ def worker(src: str, index: int, restless: bool, agent: str, horizon: int, seeds
 def ours(label: str, policy: str, variant: str, horizon: int, seeds: int) -> dict:
     import numpy as np
 
-    from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+    from impactbandits.core import BatchRNG, EnvironmentRandom
+    from impactbandits.kernels import simulate
     from impactbandits.registry import build_environment, build_policy, resolve_oracle
 
     index, restless = CASES[label]

@@ -96,7 +96,8 @@ def worker(policy: str, horizon: int, seeds: int, exact: bool) -> None:
 def ours(policy: str, horizon: int, seeds: int, exact: bool) -> dict:
     import numpy as np
 
-    from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+    from impactbandits.core import BatchRNG, EnvironmentRandom
+    from impactbandits.kernels import simulate
     from impactbandits.registry import build_environment, build_policy
 
     env = build_environment("rotting", {"instance": "ten-arms", "length": horizon})

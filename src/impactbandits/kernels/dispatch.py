@@ -170,7 +170,7 @@ def _run(
         key = np.zeros(2, dtype=np.uint64)
         ids = np.zeros(replications, dtype=np.uint64)
     # the draws the readable form takes round by round, all at once (the same stream)
-    uniforms = policy_rng.random(rounds) if step.draws else np.zeros((replications, 0))
+    uniforms = policy_rng.random(rounds) if step.draws else np.zeros((replications, 1))
     n_cp = checkpoints.size
     outputs = (
         np.empty((replications, n_cp)),

@@ -46,13 +46,34 @@ __all__ = ["compile_kernel", "loop_for"]
 
 
 @functools.cache
-def compile_kernel(kernel: Kernel) -> Dispatcher:
+def compile_kernel(kernel: Kernel, inline: bool = False) -> Dispatcher:
     """numba's dispatcher for ``kernel`` (once per process; not cached on disk by itself: the
-    loop that calls it is, with its code inside)."""
-    options: dict[str, Any] = {"nogil": True, "boundscheck": not builtin(kernel.py_func)}
-    if kernel.inline:
+    loop that calls it is, with its code inside). The kernels it names are bound to their own
+    dispatchers (in a copy of its globals), so numba sees them as functions it may inline:
+    those marked ``inline``, and with ``inline`` this one into its caller."""
+    function = kernel.py_func
+    scope = dict(function.__globals__)
+    for name, value in _kernel_globals(function):
+        scope[name] = compile_kernel(value)
+    copy = types.FunctionType(
+        function.__code__, scope, function.__name__, function.__defaults__, function.__closure__
+    )
+    copy.__qualname__, copy.__module__ = function.__qualname__, function.__module__
+    options: dict[str, Any] = {"nogil": True, "boundscheck": not builtin(function)}
+    if kernel.inline or inline:
         options["inline"] = "always"
-    return njit(**options)(kernel.py_func)
+    return njit(**options)(copy)
+
+
+def _kernel_globals(function: Any) -> list[tuple[str, Kernel]]:
+    """The (name, kernel) pairs of the globals ``function``'s code names."""
+    scope = function.__globals__
+    codes, found = [function.__code__], []
+    while codes:
+        code = codes.pop()
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        found += [(n, scope[n]) for n in code.co_names if isinstance(scope.get(n), Kernel)]
+    return found
 
 
 @typeof_impl.register(Kernel)
@@ -70,7 +91,14 @@ def loop_for(step: CompiledStep) -> Dispatcher:
 def _loop(init: Kernel, select: Kernel, update: Kernel) -> Dispatcher:
     step = CompiledStep(init, select, update, np.zeros(0))
     tag = step_tag(step)
-    scope = dict(_template.__globals__, init=init, select=select, update=update)
+    # the step's dispatchers, inlined into the loop: a large state tuple would otherwise be copied
+    # into every call (SPO's twelve arrays: ~90 ns a round)
+    scope = dict(
+        _template.__globals__,
+        init=compile_kernel(init, inline=True),
+        select=compile_kernel(select, inline=True),
+        update=compile_kernel(update, inline=True),
+    )
     name = f"loop_{tag}" if tag is not None else f"loop_{id(select):x}"
     function = types.FunctionType(_template.__code__, scope, name, _template.__defaults__)
     function.__qualname__ = name
@@ -110,11 +138,12 @@ def _template(
     ``values``: ``(R or 1, K, M or 1)`` expected rewards (a curve per arm, or a mean per
     replication and arm); ``noise``, ``sigma``, ``key`` and ``replication_ids`` (the seeds, as
     ``uint64``): the common noise (:func:`~impactbandits.kernels.noise.outcome`);
-    ``uniforms``: ``(R, rounds)`` draws of the policy's stream, or ``(R, 0)`` for none."""
+    ``uniforms``: ``(R, rounds)`` draws of the policy's stream, or ``(R, 1)`` zeros for none
+    (read at a stride of 0: a branch on "draws or not" in the round slowed every step 2x)."""
     replications, k = replication_ids.size, values.shape[1]
     per_replication = values.shape[0] > 1
     per_pull = values.shape[2] > 1
-    draws = uniforms.shape[1] > 0
+    stride = 1 if uniforms.shape[1] > 1 else 0  # (R, rounds) draws, or (R, 1) zeros
     n_cp = checkpoints.size
     for r in range(replications):
         if stopped(stop, 0):
@@ -130,7 +159,7 @@ def _template(
         for t in range(1, rounds + 1):
             if stopped(stop, t):
                 return STOPPED
-            a = select(state, params, t, uniforms[r, t - 1] if draws else 0.0)
+            a = select(state, params, t, uniforms[r, (t - 1) * stride])
             if a < 0 or a >= k:
                 invalid[0] = r
                 invalid[1] = t

@@ -274,7 +274,7 @@ def _swucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-unt
 @kernel
 def _swucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
     """:meth:`SlidingWindowUCB.select` (``params``: B, ξ, τ)."""
-    counts, sums, _, _ = state
+    counts, sums = state[0], state[1]
     plays = min(t - 1, int(params[2]))
     if plays == 0:
         return 0

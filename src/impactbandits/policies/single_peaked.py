@@ -379,7 +379,7 @@ def _spo_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ig
     """:meth:`SPO.select` (paper variant): the initial pulls, then ``argmax`` of the noise-free
     index (``ε̄ = 0``) or of LP (⋆)'s optimum, ``cap`` for arms whose (⋆) is infeasible; ties
     to the lowest index."""
-    _, last, previous, n, feasible, x, d = state[:7]
+    last, previous, n, feasible, x, d = state[1], state[2], state[3], state[4], state[5], state[6]
     k = last.size
     width = params[0]
     initial = int(params[2])
@@ -412,7 +412,8 @@ def _spo_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> N
     _last_two_update(state, params, t, arm, reward)
     width = params[0]
     if width > 0:
-        _, _, _, n, feasible, x, d, running_max, pending, hull_x, hull_y, hull_len = state
+        n, feasible, x, d, running_max, pending = state[3:9]
+        hull_x, hull_y, hull_len = state[9], state[10], state[11]
         bound_add(arm, reward - width, reward + width, n, feasible, x, d, running_max, pending,
                   hull_x, hull_y, hull_len)  # fmt: skip
 

@@ -245,7 +245,7 @@ def _exp3_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-unty
     return np.zeros(k), np.empty(k)
 
 
-@kernel
+@kernel(inline=True)
 def exp3_draw(log_w: np.ndarray, p: np.ndarray, gamma: float, u: float) -> int:
     """:meth:`EXP3.select` for one replication with the uniform ``u``, and
     :meth:`~impactbandits.core.random.BatchRNG.categorical` (the inverse CDF at ``u``); fills

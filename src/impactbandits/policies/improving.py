@@ -156,7 +156,7 @@ def _hkr_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ig
     return a
 
 
-@kernel
+@kernel(inline=True)
 def _hkr_eliminate(
     active: np.ndarray,
     n_active: int,

@@ -132,7 +132,7 @@ class DiscountedUCB(Policy):
         return CompiledStep(counts_init, _ducb_select, _ducb_update, params)
 
 
-@kernel
+@kernel(inline=True)
 def padded_index(counts: np.ndarray, sums: np.ndarray, padding: float, numerator: float) -> int:
     """``argmax sums/counts + padding·sqrt(numerator/counts)``, arms with no (window) count
     first (+inf), ties to the lowest index: D-UCB's and SW-UCB's ``select`` for one

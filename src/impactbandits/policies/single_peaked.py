@@ -351,13 +351,15 @@ class SPO(_LastTwo):
         if self.variant != "paper":
             return None
         params = np.array([self.width, self.horizon, self.initial])
-        return CompiledStep(_spo_init, _spo_select, _spo_update, params)
+        if self.width > 0:
+            return CompiledStep(_spo_init, _spo_select, _spo_update, params)
+        return CompiledStep(_last_two_init, _spo_select_noise_free, _last_two_update, params)
 
 
 @kernel
 def _spo_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
     pulls, last, previous = _last_two_init(params, k, rounds)
-    hull = rounds if params[0] > 0 else 1  # (⋆)'s upper hull of the observations, per arm
+    hull = rounds  # (⋆)'s upper hull of the observations, per arm
     return (
         pulls,
         last,
@@ -375,11 +377,34 @@ def _spo_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyp
 
 
 @kernel
+def _spo_select_noise_free(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`SPO.select` with ``ε̄ = 0`` (Algorithm 1): the initial pulls, then ``argmax`` of
+    the noise-free index; ties to the lowest index. (A step of its own: the LP's code, even
+    untaken, cost the noise-free round ~8x.)"""
+    last, previous = state[1], state[2]
+    k = last.size
+    initial = int(params[2])
+    if t <= initial * k:
+        return (t - 1) // initial
+    remaining = int(params[1]) - (t - 1)
+    best = 0
+    best_value = -math.inf
+    for i in range(k):
+        slope = last[i] - previous[i]
+        if slope >= 0:
+            value = optimistic_sum(last[i], max(slope, 0.0), remaining)
+        else:
+            value = last[i] * remaining
+        if value > best_value:
+            best, best_value = i, value
+    return best
+
+
+@kernel
 def _spo_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
-    """:meth:`SPO.select` (paper variant): the initial pulls, then ``argmax`` of the noise-free
-    index (``ε̄ = 0``) or of LP (⋆)'s optimum, ``cap`` for arms whose (⋆) is infeasible; ties
-    to the lowest index."""
-    last, previous, n, feasible, x, d = state[1], state[2], state[3], state[4], state[5], state[6]
+    """:meth:`SPO.select` with ``ε̄ > 0`` (§4): the initial pulls, then ``argmax`` of LP (⋆)'s
+    optimum, ``cap`` for arms whose (⋆) is infeasible; ties to the lowest index."""
+    last, n, feasible, x, d = state[1], state[3], state[4], state[5], state[6]
     k = last.size
     width = params[0]
     initial = int(params[2])
@@ -389,19 +414,12 @@ def _spo_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ig
     best = 0
     best_value = -math.inf
     for i in range(k):
-        if width > 0:
-            if not feasible[i]:
-                value = min(1.0, last[i] + width) * remaining
-            elif n[i] <= 1:
-                value = float(remaining)
-            else:
-                value = capped_linear_sum(x[i], d[i], remaining)
+        if not feasible[i]:
+            value = min(1.0, last[i] + width) * remaining
+        elif n[i] <= 1:
+            value = float(remaining)
         else:
-            slope = last[i] - previous[i]
-            if slope >= 0:
-                value = optimistic_sum(last[i], max(slope, 0.0), remaining)
-            else:
-                value = last[i] * remaining
+            value = capped_linear_sum(x[i], d[i], remaining)
         if value > best_value:
             best, best_value = i, value
     return best
@@ -409,13 +427,13 @@ def _spo_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ig
 
 @kernel
 def _spo_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """The last two observations, and the observation's interval ± ε̄ into LP (⋆)'s state."""
     _last_two_update(state, params, t, arm, reward)
     width = params[0]
-    if width > 0:
-        n, feasible, x, d, running_max, pending = state[3:9]
-        hull_x, hull_y, hull_len = state[9], state[10], state[11]
-        bound_add(arm, reward - width, reward + width, n, feasible, x, d, running_max, pending,
-                  hull_x, hull_y, hull_len)  # fmt: skip
+    n, feasible, x, d, running_max, pending = state[3:9]
+    hull_x, hull_y, hull_len = state[9], state[10], state[11]
+    bound_add(arm, reward - width, reward + width, n, feasible, x, d, running_max, pending,
+              hull_x, hull_y, hull_len)  # fmt: skip
 
 
 class SPODelta(SPO):

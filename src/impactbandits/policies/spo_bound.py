@@ -20,7 +20,7 @@ from impactbandits.core.compiled import kernel
 FEASIBILITY_TOLERANCE = 1e-9
 
 
-@kernel
+@kernel(inline=True)
 def optimistic_sum(value: float, slope: float, remaining: int) -> float:
     """``linear_optimistic_sum`` for slope ≥ 0 (the only case SPO's noise-free index uses)."""
     r = float(remaining)
@@ -29,7 +29,7 @@ def optimistic_sum(value: float, slope: float, remaining: int) -> float:
     return k * value + slope * k * (k + 1) / 2.0 + (r - k)
 
 
-@kernel
+@kernel(inline=True)
 def linear_sum(value: float, slope: float, remaining: int) -> float:
     """:func:`impactbandits.policies.single_peaked.linear_optimistic_sum` for one value and
     slope of any sign, with its operations in its order."""
@@ -43,7 +43,7 @@ def linear_sum(value: float, slope: float, remaining: int) -> float:
     return j + (r - j) * value + slope * (r * (r + 1) - j * (j + 1)) / 2.0
 
 
-@kernel
+@kernel(inline=True)
 def capped_linear_sum(value: float, slope: float, remaining: int) -> float:
     """:func:`impactbandits.oracles.concave_bound.capped_linear_sum`."""
     if remaining <= 0:
@@ -59,7 +59,7 @@ def capped_linear_sum(value: float, slope: float, remaining: int) -> float:
     return k * value + slope * (k * (k + 1) / 2) + (remaining - k)
 
 
-@kernel
+@kernel(inline=True)
 def _push_hull(
     arm: int, i: int, y: float, hx: np.ndarray, hy: np.ndarray, hlen: np.ndarray
 ) -> None:
@@ -75,7 +75,7 @@ def _push_hull(
     hlen[arm] = m + 1
 
 
-@kernel
+@kernel(inline=True)
 def _tangent(arm: int, n: int, y: float, hx: np.ndarray, hy: np.ndarray, hlen: np.ndarray) -> float:
     lo, hi = 0, hlen[arm] - 1
     while lo < hi:
@@ -88,7 +88,7 @@ def _tangent(arm: int, n: int, y: float, hx: np.ndarray, hy: np.ndarray, hlen: n
     return (y - hy[arm, lo]) / (n - hx[arm, lo])
 
 
-@kernel
+@kernel(inline=True)
 def bound_add(
     arm: int,
     lower: float,

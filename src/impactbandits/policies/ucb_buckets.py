@@ -142,7 +142,7 @@ def _delete(i, keys, key_mean, scratch, bits) -> None:  # type: ignore[no-untype
     keys[0, i] = -1
 
 
-@kernel
+@kernel(inline=True)
 def full_argmax(counts: np.ndarray, sums: np.ndarray, bonus: float) -> int:
     """:class:`~impactbandits.policies.classic.UCB1` (paper variant): the first unpulled arm,
     else ``argmax sums/counts + sqrt(bonus / counts)`` with ``bonus = c ln t``, ties to the

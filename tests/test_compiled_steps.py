@@ -124,6 +124,24 @@ def _update(state, params, t, arm, reward):
     state[arm] += reward
 
 
+@kernel
+def _reads_past_the_end(state, params, t, u):
+    return 0 if state[state.size + 3 * t] >= 0 else 1  # memory past the state's end
+
+
+@kernel
+def _early_return_before_a_loop(state, params, t, u):
+    """The shape that once cost numba's reference counting every round: a return before a
+    loop over the state (the loop lends the step its state: see kernels.loop.lend)."""
+    if t <= state.size:
+        return t - 1
+    best = 0
+    for i in range(state.size):
+        if state[i] > state[best]:
+            best = i
+    return best
+
+
 def _policy_with(select):
     from impactbandits.policies.classic import Greedy
 
@@ -145,6 +163,34 @@ def _simulate(policy):
 def test_a_compiled_select_returning_no_arm_names_the_round():
     with pytest.raises(InvalidAction, match=r"round 7: the compiled select\(\) returned 4"):
         _simulate(_policy_with(_out_of_range))
+
+
+@pytest.mark.usefixtures("jit_backend")
+def test_a_users_step_that_indexes_out_of_bounds_is_a_one_line_spec_error():
+    """A user's kernels run bounds-checked, inlined into the loop as they are."""
+    with pytest.raises(SpecError, match="IndexError") as error:
+        _simulate(_policy_with(_reads_past_the_end))
+    assert error.value.field == "policy" and "\n" not in str(error.value)
+
+
+@pytest.mark.usefixtures("jit_backend")
+def test_a_step_with_lent_state_keeps_its_arrays_alive_across_replications():
+    """The state lent to the step stays valid for the whole replication: the compiled run
+    equals a plain Python run of the same kernels (allocations between replications would
+    reuse freed memory if the owner were released early)."""
+    policy = _policy_with(_early_return_before_a_loop)
+    run = _simulate(policy)
+    env = build_environment("bernoulli", {"means": [0.3, 0.7]})
+    for r, seed in enumerate([0, 1]):
+        env.reset(EnvironmentRandom(1, 2, [seed]))
+        state = _init.py_func(np.zeros(0), 2, 20)
+        total = 0.0
+        for t in range(1, 21):
+            arm = _early_return_before_a_loop.py_func(state, np.zeros(0), t, 0.0)
+            reward = float(env.step(np.array([arm])).feedback.reward[0])
+            _update.py_func(state, np.zeros(0), t, arm, reward)
+            total += reward
+        assert run.reward[r, -1] == total
 
 
 @pytest.mark.usefixtures("jit_backend")

@@ -1,7 +1,9 @@
 """SRUM's compiled loop (Ron et al. 2021, Algorithm 2; :mod:`impactbandits.kernels.srum`) gives
 the same numbers as the readable loop, bit for bit: actions (pulls, switches), rewards, phases,
 phase switches and per-arm rewards, for every built-in fairness function, several λ, K, T, R,
-seeds and both reward models; user-defined fairness functions fall back to the readable loop."""
+seeds and both reward models; a user's fairness function that declares a compiled form runs
+compiled (equal too); one that does not (its own ``__call__`` or ``range``, or a callable) falls
+back to the readable loop."""
 
 from __future__ import annotations
 
@@ -9,8 +11,13 @@ import numpy as np
 import pytest
 
 from impactbandits.core import BatchRNG, EnvironmentRandom
+from impactbandits.core.compiled import kernel
 from impactbandits.kernels import available, simulate, simulate_compiled
-from impactbandits.oracles.opportunity_fairness import MonotoneCartesianFairness
+from impactbandits.oracles.opportunity_fairness import (
+    CompiledFairness,
+    FairnessFunction,
+    MonotoneCartesianFairness,
+)
 from impactbandits.registry import build_environment, build_policy
 
 # every test runs with the compiled loops on (conftest.kernel_backend)
@@ -30,10 +37,65 @@ three_halves = MonotoneCartesianFairness(scale=1 / 6, power=1.5)
 
 
 class Halved(MonotoneCartesianFairness):
-    """A user subclass (its own f could differ): never compiled."""
+    """A user subclass that keeps f and its range: it inherits the compiled form."""
 
 
 halved = Halved(scale=1 / 12)
+
+
+class Doubled(MonotoneCartesianFairness):
+    """A user subclass with an f of its own and no compiled form of it: never compiled."""
+
+    def __call__(self, mu: np.ndarray) -> np.ndarray:
+        return 2.0 * super().__call__(mu)
+
+
+doubled = Doubled(scale=1 / 12)
+
+
+@kernel
+def _cubic_value(params, mu, out, work):
+    for i in range(mu.size):
+        out[i] = params[0] * mu[i] * mu[i] * mu[i]
+
+
+@kernel
+def _cubic_range(params, lower, upper, out, corner, work):
+    for i in range(lower.size):
+        high = params[0] * upper[i] * upper[i] * upper[i]
+        out[i] = high - params[0] * lower[i] * lower[i] * lower[i]
+
+
+class Cubic(FairnessFunction):
+    """A user's fairness function f(μ)_i = μ_i³ / 6 with its own compiled form."""
+
+    lipschitz = 0.5
+
+    def __call__(self, mu: np.ndarray) -> np.ndarray:
+        mu = np.asarray(mu, dtype=float)
+        return 1 / 6 * mu * mu * mu
+
+    def range(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        return self(upper) - self(lower)
+
+    def compiled_fairness(self) -> CompiledFairness:
+        return CompiledFairness(_cubic_value, _cubic_range, np.array([1 / 6]))
+
+
+cubic = Cubic()
+
+
+@kernel
+def _broken_range(params, lower, upper, out, corner, work):
+    out[lower.size + 5] = 1.0  # out of bounds: a user's kernels run bounds-checked
+
+
+class Broken(Cubic):
+    def compiled_fairness(self) -> CompiledFairness:
+        return CompiledFairness(_cubic_value, _broken_range, np.array([1 / 6]))
+
+
+broken = Broken()
 
 
 def quadratic(mu: np.ndarray) -> np.ndarray:
@@ -191,7 +253,7 @@ def test_the_cases_pass_through_every_phase_and_transition():
 
 @pytest.mark.parametrize(
     "fairness",
-    ["tests.test_kernels_srum:halved", "tests.test_kernels_srum:quadratic"],
+    ["tests.test_kernels_srum:doubled", "tests.test_kernels_srum:quadratic"],
     ids=["subclass", "callable"],
 )
 def test_user_defined_fairness_falls_back_and_still_equals(fairness):
@@ -199,6 +261,29 @@ def test_user_defined_fairness_falls_back_and_still_equals(fairness):
     params = {"beta": 0.3, "alpha": 0.05}
     assert not _compiled(env_spec, params)
     _assert_equal(env_spec, params, 300)
+
+
+def test_a_subclass_that_keeps_f_inherits_the_compiled_form():
+    env_spec = _env("tests.test_kernels_srum:halved", 0.3, [0.3, 0.5, 0.9])
+    assert _compiled(env_spec, NARROW)
+    _assert_equal(env_spec, NARROW, 2000)
+
+
+@pytest.mark.parametrize("lam", [0.1, 0.4])
+def test_a_users_compiled_fairness_function_runs_compiled_and_equal(jit_backend, lam):
+    env_spec = _env("tests.test_kernels_srum:cubic", lam, [0.3, 0.5, 0.9])
+    assert _compiled(env_spec, NARROW)
+    _assert_equal(env_spec, NARROW, 2000)
+
+
+def test_a_users_failing_fairness_kernel_is_a_one_line_error(jit_backend):
+    from impactbandits.errors import SpecError
+
+    env_spec = _env("tests.test_kernels_srum:broken", 0.3, [0.3, 0.5, 0.9])
+    with pytest.raises(SpecError) as error:
+        _run(env_spec, NARROW, True, 200)
+    assert error.value.field == "fairness"
+    assert "IndexError" in str(error.value) and "\n" not in str(error.value)
 
 
 @pytest.mark.parametrize(
@@ -217,13 +302,3 @@ def test_other_variants_and_black_boxes_fall_back(params):
 def test_disabled_by_the_environment_variable(monkeypatch):
     monkeypatch.setenv("IMPACTBANDITS_KERNELS", "0")
     assert not _compiled(_env("linear", 0.4), {})
-
-
-@pytest.mark.parametrize("n", [*range(1, 40), 64, 127, 128, 129, 200, 256, 300, 1000])
-def test_pairwise_sum_is_numpys_sum(n):
-    """The softmax denominator Σ_j e^{z_j} in NumPy's summation order (pairwise)."""
-    from impactbandits.kernels.srum import pairwise_sum
-
-    x = np.exp(np.random.default_rng(n).standard_normal(n + 3) * 8)
-    assert pairwise_sum(x, 3, n) == x[3:].sum()
-    assert pairwise_sum(x, 3, n) == x[None, 3:].sum(axis=-1, keepdims=True)[0, 0]

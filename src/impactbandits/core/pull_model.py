@@ -23,10 +23,12 @@ class PullModel:
       of ``noise`` at (r, i, m) (bounded noise of the rested bandits);
     * ``"bernoulli"``: 1 if u < expected else 0;
     * ``"beta-mean"``: B⁻¹(u), B the CDF of Beta(β μ / (1 − μ), β), μ = expected clipped (the
-      observation model of :func:`impactbandits.envs.rested.beta_mean_observation`).
+      observation model of :func:`impactbandits.envs.rested.beta_mean_observation`);
+    * ``"beta-concentration"``: B⁻¹(u), B the CDF of Beta(μκ, (1 − μ)κ), κ = ``sigma`` (the
+      reward-opportunity bandit's Beta rewards).
     """
 
     values: np.ndarray
-    noise: Literal["none", "normal", "beta", "bernoulli", "beta-mean"]
+    noise: Literal["none", "normal", "beta", "bernoulli", "beta-mean", "beta-concentration"]
     sigma: float = 0.0
     table: CommonNoise | None = None

@@ -23,6 +23,7 @@ from pydantic import Field
 
 from impactbandits.core.environment import EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
+from impactbandits.core.pull_model import PullModel
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs.stationary import _StationaryArms
 from impactbandits.errors import SpecError
@@ -100,6 +101,15 @@ class OpportunityBandit(_StationaryArms):
             kappa = self.concentration
             reward = betaincinv(mu * kappa, (1.0 - mu) * kappa, u)
         return Outcome(Feedback(reward), mu)
+
+    def pull_model(self, pulls: int) -> PullModel | None:
+        """The compiled loops' view of :meth:`step` (:mod:`impactbandits.kernels`; SRUM's loop
+        takes it, the generic loop does not: it records no per-arm rewards)."""
+        if self.distribution == "bernoulli":
+            return PullModel(self._mu[:, :, None], "bernoulli", 0.0, self._noise)
+        return PullModel(
+            self._mu[:, :, None], "beta-concentration", self.concentration, self._noise
+        )
 
     def summary_metrics(self, trajectory: Trajectory) -> dict[str, np.ndarray]:
         """Utility (Eq. 1) at every checkpoint T: realised and expected, average utility and

@@ -19,21 +19,32 @@ it read-only: they write nothing to it and need no free space.
 Payloads are binary blobs (:mod:`~impactbandits.experiments.payload`); stores written before
 hold JSON text, and a store may hold both (an old store resumed by a newer version). Both are
 read into the same arrays; :meth:`Store.migrate` rewrites the JSON rows as blobs.
+
+The read queries are those of :class:`~impactbandits.experiments.store_queries.StoreQueries`,
+which :class:`Store` inherits; the run directory and what is checked there before a store is
+opened are in :mod:`~impactbandits.experiments.store_dir` (:data:`STORE_FILE`,
+:func:`check_run_dir` and :func:`store_name` are re-exported here).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Iterable, Iterator
-from contextlib import closing
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from impactbandits.errors import SpecError, StoreError
+from impactbandits.errors import StoreError
 from impactbandits.experiments.cells import Cell
-from impactbandits.experiments.payload import decode, decode_json, encode
-from impactbandits.experiments.spec import ExperimentSpec, SpecRecord, spec_record
+from impactbandits.experiments.payload import encode
+from impactbandits.experiments.spec import ExperimentSpec
+from impactbandits.experiments.store_dir import (
+    STORE_FILE,
+    _check_cells,
+    _is_blank,
+    check_run_dir,
+    store_name,
+)
 from impactbandits.experiments.store_files import (
     DiskFullError,
     companions,
@@ -48,24 +59,30 @@ from impactbandits.experiments.store_files import (
     remove_reader_files,
     unreadable_store_error,
 )
+from impactbandits.experiments.store_queries import StoreQueries
 from impactbandits.experiments.store_repair import (
     DamagedStoreError,
     Scan,
     StoreWarning,
     has_checksums,
     meta_value,
-    quick_check,
     rebuild,
     rewrite_json_rows,
     row_checksum,
     scan,
-    verified_payload,
 )
 from impactbandits.experiments.worker import Record
 
-__all__ = ["STORE_FILE", "DamagedStoreError", "DiskFullError", "Store", "StoreWarning"]
-
-STORE_FILE = "results.sqlite"
+# check_run_dir and store_name moved to store_dir and are re-exported (exported here as before)
+__all__ = [
+    "STORE_FILE",
+    "DamagedStoreError",
+    "DiskFullError",
+    "Store",
+    "StoreWarning",
+    "check_run_dir",
+    "store_name",
+]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -92,18 +109,7 @@ CREATE TABLE IF NOT EXISTS results (
 """
 
 
-def check_run_dir(path: Path, field: str = "output") -> None:
-    """Refuse paths that cannot hold a run (a file, or a directory without write access)."""
-    if path.exists() and not path.is_dir():
-        raise StoreError(f"{field}: {str(path)!r} is a file; give a directory for the results")
-    for parent in [path, *path.parents]:
-        if parent.exists():
-            if not parent.is_dir():
-                raise StoreError(f"{field}: {str(parent)!r} is a file; give a directory")
-            break
-
-
-class Store:
+class Store(StoreQueries):
     """Open with :meth:`create` (for a run) or :meth:`open_existing` (for export/report)."""
 
     def __init__(
@@ -119,10 +125,6 @@ class Store:
         self._read_only = read_only
         self._created = created  # -wal/-shm files a read-only connection made (removed on close)
         self._cut = cut  # cut_short() of the file, if SQLite refused it as malformed
-
-    @property
-    def file(self) -> Path:
-        return self.path / STORE_FILE
 
     # -- opening ---------------------------------------------------------------------------------
     @staticmethod
@@ -322,16 +324,6 @@ class Store:
         if not has_checksums(self._db):
             self._writer().execute("ALTER TABLE results ADD COLUMN crc INTEGER")
 
-    def check(self) -> None:
-        """Raise :class:`DamagedStoreError` if ``PRAGMA quick_check`` finds the file damaged,
-        or the file is cut short (shorter than its header says)."""
-        if quick_check(self._db) is not None or self._cut is not None:
-            raise self._damaged()
-
-    def _damaged(self) -> DamagedStoreError:
-        """The error for a damaged store, with the count of damaged results (a full scan)."""
-        return DamagedStoreError(self.file, scan(self._db, cut=self._cut))
-
     def _rebuild(self, spec: ExperimentSpec, cells: list[Cell], found: Scan) -> Store:
         """Keep a copy of this damaged store, replace it with a new one holding its intact rows
         (``found.good``) and return the new store; this one is closed."""
@@ -369,13 +361,6 @@ class Store:
             "INSERT OR REPLACE INTO meta VALUES ('spec', ?)", (json.dumps(spec.to_dict()),)
         )
 
-    def meta(self, key: str) -> str | None:
-        try:
-            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        except sqlite3.DatabaseError:
-            raise self._damaged() from None
-        return None if row is None else str(row[0])
-
     def append_session(self, session: dict[str, Any]) -> None:
         """Add one runner session (:class:`~impactbandits.experiments.provenance.Session` as
         JSON) to the ``"sessions"`` list in ``meta``."""
@@ -387,29 +372,7 @@ class Store:
             "INSERT OR REPLACE INTO meta VALUES ('sessions', ?)", (json.dumps(sessions),)
         )
 
-    def spec(self) -> SpecRecord:
-        """The stored spec, read as data (:class:`~impactbandits.experiments.spec.SpecRecord`):
-        nothing it names is imported or called, so any run directory can be read safely."""
-        raw = self.meta("spec")
-        if raw is None:
-            raise StoreError(f"run_dir: {str(self.path)!r} has no experiment spec")
-        try:
-            return spec_record(json.loads(raw))
-        except (ValueError, SpecError) as exc:  # JSONDecodeError is a ValueError
-            problem = str(exc) if isinstance(exc, SpecError) else f"not JSON: {exc}"
-            raise StoreError(
-                f"run_dir: the experiment spec stored in {str(self.file)!r} is malformed "
-                f"({problem})"
-            ) from None
-
     # -- results ---------------------------------------------------------------------------------
-    def finished(self) -> set[tuple[str, int]]:
-        """All stored (cell, seed) pairs."""
-        try:
-            return {(str(c), int(s)) for c, s in self._db.execute("SELECT cell, seed FROM results")}
-        except sqlite3.DatabaseError:
-            raise self._damaged() from None
-
     def add(self, records: Iterable[Record]) -> int:
         """Commit ``records`` at once; existing (cell, seed) rows are kept. Returns rows added.
 
@@ -427,68 +390,6 @@ class Store:
             )
             return self._db.total_changes - before
 
-    def cells(self) -> list[dict[str, Any]]:
-        try:
-            cursor = self._db.execute(
-                "SELECT cell, environment, policy, horizon, rounds, grid, n_arms, env_spec, "
-                "policy_spec FROM cells ORDER BY position"
-            )
-            names = [d[0] for d in cursor.description]
-            return [dict(zip(names, row, strict=True)) for row in cursor]
-        except sqlite3.DatabaseError:
-            raise self._damaged() from None
-
-    def _seeds_clause(self, seeds: int | None) -> tuple[str, tuple[int, ...]]:
-        return ("", ()) if seeds is None else (" AND seed < ?", (seeds,))
-
-    def samples(self, seeds: int | None = None) -> dict[str, tuple[int, dict[str, Any] | None]]:
-        """Per cell with results: how many are stored (``seeds``: only seeds below it) and the
-        decoded payload of its lowest seed (unverified: for sizing tables; ``None`` if it
-        cannot be decoded)."""
-        where, params = self._seeds_clause(seeds)
-        found: dict[str, tuple[int, dict[str, Any] | None]] = {}
-        try:
-            for cell, count, seed in self._db.execute(
-                f"SELECT cell, COUNT(*), MIN(seed) FROM results WHERE 1{where} GROUP BY cell",
-                params,
-            ).fetchall():
-                row = self._db.execute(
-                    "SELECT payload FROM results WHERE cell = ? AND seed = ?", (cell, seed)
-                ).fetchone()
-                try:
-                    value = decode_json(row[0]) if isinstance(row[0], str) else decode(row[0])
-                except (ValueError, TypeError):
-                    value = None
-                found[str(cell)] = (int(count), value)
-        except sqlite3.DatabaseError:
-            raise self._damaged() from None
-        return found
-
-    def results(
-        self, seeds: int | None = None, cells: Collection[str] | None = None
-    ) -> Iterator[tuple[str, int, dict[str, Any]]]:
-        """Stream ``(cell, seed, payload)`` ordered by cell position and seed (``seeds``: only
-        seeds below it; ``cells``: only these cells). Payloads are decoded into arrays
-        (:mod:`~impactbandits.experiments.payload`; those of blobs are read-only views). Every
-        row is verified (checksum, decoding); a damaged one raises :class:`DamagedStoreError`.
-
-        Reads cell by cell through the ``(cell, seed)`` key, so SQLite never sorts payloads."""
-        crc = "crc" if has_checksums(self._db) else "NULL"
-        where, params = self._seeds_clause(seeds)
-        query = f"SELECT seed, payload, {crc} FROM results WHERE cell = ?{where} ORDER BY seed"
-        try:
-            keys = [str(c) for (c,) in self._db.execute("SELECT cell FROM cells ORDER BY position")]
-            for key in keys:
-                if cells is not None and key not in cells:
-                    continue
-                for seed, payload, checksum in self._db.execute(query, (key, *params)):
-                    value = verified_payload(key, seed, payload, checksum)
-                    if value is None:
-                        raise self._damaged()
-                    yield key, int(seed), value
-        except sqlite3.DatabaseError:
-            raise self._damaged() from None
-
     def migrate(self, batch: int = 500) -> int:
         """Rewrite the JSON payloads of an older store as binary blobs (with checksums), in
         transactions of ``batch`` rows; returns the rows rewritten. A row that fails its
@@ -502,44 +403,3 @@ class Store:
                 if is_disk_full(exc):
                     raise
                 raise self._damaged() from None
-
-    def count(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
-
-
-def store_name(run_dir: Path) -> str:
-    with closing(sqlite3.connect(run_dir / STORE_FILE)) as db:
-        row = db.execute("SELECT value FROM meta WHERE key = 'spec'").fetchone()
-    return json.loads(row[0]).get("name", "?") if row else "?"
-
-
-def _check_cells(db_path: Path, found: Scan, cells: list[Cell]) -> None:
-    """A store whose key is lost is rebuilt for this spec only if every cell it still names
-    (of its intact rows and its cell table) is one of the spec's: else it is another
-    experiment's (cell keys hash everything that decides a cell's results)."""
-    foreign = found.cell_keys - {c.key for c in cells}
-    if foreign:
-        raise StoreError(
-            f"output: {str(db_path)!r} is damaged and its metadata is lost, and it names "
-            f"{len(foreign)} cells this spec does not have (e.g. {min(foreign)!r}): another "
-            "experiment's store; move it away or choose another --out"
-        )
-
-
-def _is_blank(db_path: Path) -> bool:
-    """Whether ``db_path`` holds no table at all (created, then killed before the schema)."""
-    if db_path.stat().st_size == 0:
-        return True
-    if db_path.stat().st_size < 512 and first_page_lost(db_path, "output") is not None:
-        return False  # cut short: opening it would only make -wal/-shm files; reported next
-    try:
-        db, created, _ = open_read_only(db_path)
-    except sqlite3.DatabaseError:
-        return False  # not readable as a database: the damage checks report it
-    try:
-        return db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
-    except sqlite3.DatabaseError:
-        return False
-    finally:
-        db.close()
-        remove_reader_files(db_path, created)

@@ -71,16 +71,14 @@ LOOP_ARGS: tuple[tuple[str, int], ...] = (
     ("int64", 1),  # invalid
     ("int64", 1),  # stop
 )
-#: The arguments of SRUM's entry (:func:`impactbandits.kernels.srum.run_srum`), as above.
+#: The arguments of SRUM's entries (:func:`impactbandits.kernels.srum._template`), as above.
 SRUM_ARGS: tuple[tuple[str, int], ...] = (
-    ("float64", 2),  # means
-    ("int64", 0),  # rewards
-    ("float64", 0),  # concentration
+    ("float64", 3),  # values
+    ("int64", 0),  # noise
+    ("float64", 0),  # sigma
     ("uint64", 1),  # key
     ("uint64", 1),  # replication_ids
-    ("int64", 0),  # kind
     ("float64", 1),  # fp
-    ("float64", 1),  # gamma
     ("float64", 1),  # lam
     ("float64", 0),  # alpha
     ("float64", 0),  # beta

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import json
 import os
 import re
@@ -44,7 +45,7 @@ _REQUIRED = {"spo-delta": {"sigma": 0.05}}
 
 def built_in_steps() -> dict[str, Any]:
     """``loop_<tag>`` → a compiled step, for every registered policy whose defaults declare one
-    (on three arms, horizon 100)."""
+    (on 3 and on 100 arms, horizon 100: a policy may choose its step by the number of arms)."""
     from impactbandits.core.random import BatchRNG
     from impactbandits.core.spaces import Discrete
     from impactbandits.errors import SpecError
@@ -52,10 +53,10 @@ def built_in_steps() -> dict[str, Any]:
     from impactbandits.policies.names import POLICIES, build_policy
 
     steps: dict[str, Any] = {}
-    for name in sorted(POLICIES):
+    for name, arms in itertools.product(sorted(POLICIES), (3, 100)):
         try:
             policy = build_policy(name, _REQUIRED.get(name, {}))
-            policy.reset(Discrete(3), 100, BatchRNG.from_key(1, (2,), [0]))
+            policy.reset(Discrete(arms), 100, BatchRNG.from_key(1, (2,), [0]))
             step = compiled_step(policy)
         except (SpecError, TypeError, ValueError):
             continue  # a policy that needs another space, environment or parameters
@@ -65,9 +66,23 @@ def built_in_steps() -> dict[str, Any]:
     return steps
 
 
+def built_in_fairness() -> dict[str, Any]:
+    """``run_srum_<tag>`` → a fairness function's compiled form, for every built-in fairness
+    kind (SRUM's loop is specialised to it)."""
+    from impactbandits.oracles.opportunity_fairness import FAIRNESS_KINDS, make_fairness
+
+    forms: dict[str, Any] = {}
+    for kind in FAIRNESS_KINDS:
+        form = make_fairness(kind, 3).compiled_fairness()
+        tag = None if form is None else srum_tag(form.value, form.range)
+        if tag is not None:
+            forms[f"run_srum_{tag}"] = form
+    return forms
+
+
 def planned_entries() -> list[str]:
     """The entries a build of the present sources holds."""
-    return sorted([*built_in_steps(), f"run_srum_{srum_tag()}"])
+    return sorted([*built_in_steps(), *built_in_fairness()])
 
 
 def _numba_signature(types_: tuple[tuple[str, int], ...]) -> Any:
@@ -91,7 +106,7 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
         pycc_compiler: Any = importlib.import_module("numba.pycc.compiler")
 
     from impactbandits.kernels.loop import loop_for
-    from impactbandits.kernels.srum import run_srum
+    from impactbandits.kernels.srum import srum_for
 
     class _ReleasingTheGil(pycc_compiler.Flags):  # type: ignore[misc]
         """pycc's compilation flags, with the GIL released around each call, as the JIT's
@@ -114,9 +129,9 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
     for name, step in built_in_steps().items():
         cc.export(name, _numba_signature(aot.LOOP_ARGS))(loop_for(step).py_func)
         entries.append(name)
-    srum = f"run_srum_{srum_tag()}"
-    cc.export(srum, _numba_signature(aot.SRUM_ARGS))(run_srum.py_func)
-    entries.append(srum)
+    for name, form in built_in_fairness().items():
+        cc.export(name, _numba_signature(aot.SRUM_ARGS))(srum_for(form).py_func)
+        entries.append(name)
     cc.compile()
     return directory / cc.output_file, sorted(entries)
 

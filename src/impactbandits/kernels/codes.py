@@ -1,17 +1,13 @@
 """Numbers shared by the compiled loops and their Python side: the noise models of the pull
-models, SRUM's fairness functions and reward models, and what the loops return. Importable
-without numba."""
+models and what the loops return. Importable without numba."""
 
 # noise models of the environments' pull models (0: none)
 NORMAL = 1
 BETA = 2
 BERNOULLI = 3
 BETA_MEAN = 4
+BETA_CONCENTRATION = 5
 
-# SRUM (:mod:`impactbandits.kernels.srum`): fairness functions with a compiled f and range oracle
-# (the ``kind`` argument of ``run_srum``) and reward models of the reward-opportunity bandit
-CONSTANT, MONOTONE, SOFTMAX = 0, 1, 2
-BERNOULLI_REWARDS, BETA_REWARDS = 0, 1
 
 # what the long-running loops return: every round played; stopped early at the request of the
 # ``stop`` flag (:mod:`impactbandits.kernels.stop`); or a policy's select returned no arm (the

@@ -4,6 +4,8 @@ imported only for a pair the compiled loop can run)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -28,6 +30,7 @@ _NOISE = {
     "beta": codes.BETA,
     "bernoulli": codes.BERNOULLI,
     "beta-mean": codes.BETA_MEAN,
+    "beta-concentration": codes.BETA_CONCENTRATION,
 }
 
 
@@ -104,13 +107,15 @@ def simulate_compiled(
     order)."""
     from impactbandits import kernels
 
-    if _srum_pair(env, policy):
-        if not kernels.available():
-            return None
-        from impactbandits.kernels.srum_driver import simulate_srum
+    if not kernels.available():
+        return None
+    from impactbandits.kernels.srum_driver import simulate_srum, srum_run
 
-        return simulate_srum(env, policy, rounds, checkpoints, replications)
-    if policy.phases or not kernels.available():
+    srum = srum_run(env, policy, rounds)
+    if srum is not None:
+        n, phases = env.action_space.n, len(policy.phases)
+        return simulate_srum(*srum, n, phases, rounds, checkpoints, replications)
+    if policy.phases:
         return None
     step = compiled_step(policy)
     if step is None:
@@ -163,12 +168,7 @@ def _run(
 ) -> tuple[np.ndarray, ...]:
     from impactbandits import kernels
 
-    if model.table is not None:
-        key = np.ascontiguousarray(model.table.key, dtype=np.uint64)
-        ids = np.ascontiguousarray(model.table.replications, dtype=np.uint64)
-    else:
-        key = np.zeros(2, dtype=np.uint64)
-        ids = np.zeros(replications, dtype=np.uint64)
+    key, ids = noise_key(model, replications)
     # the draws the readable form takes round by round, all at once (the same stream)
     uniforms = policy_rng.random(rounds) if step.draws else np.zeros((replications, 1))
     n_cp = checkpoints.size
@@ -179,12 +179,12 @@ def _run(
         np.empty((replications, n_cp), dtype=np.int64),
     )
     invalid = np.zeros(3, dtype=np.int64)
-    try:
+    with user_errors("policy", "the compiled step", users):
         status = kernels.call(
             loop,
             step.params,
             np.ascontiguousarray(model.values, dtype=np.float64),
-            _NOISE[model.noise],
+            noise_code(model),
             float(model.sigma),
             key,
             ids,
@@ -195,14 +195,6 @@ def _run(
             invalid,
             work=rounds * replications * n,
         )
-    except Exception as error:
-        if not users:
-            raise
-        if type(error).__module__.startswith("numba"):
-            raise SpecError(
-                "policy", f"the compiled step does not compile: {_first_line(error)}"
-            ) from None
-        raise SpecError("policy", f"the compiled step failed: {_first_line(error)}") from None
     if status == codes.INVALID:
         row, t, arm = (int(x) for x in invalid)
         raise InvalidAction(
@@ -219,14 +211,29 @@ def _first_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if not text.startswith(type(error).__name__) else text
 
 
-def _srum_pair(env: Any, policy: Any) -> bool:
-    """SRUM (paper variant; UCB1, paper variant, as the black box) on the reward-opportunity
-    bandit, exactly those classes (the fairness function is checked by the kernel)."""
-    from impactbandits.envs.opportunity import OpportunityBandit
-    from impactbandits.policies.classic import UCB1
-    from impactbandits.policies.opportunity import SelfRegulatedUtilityMaximization
+def noise_key(model: PullModel, replications: int) -> tuple[np.ndarray, np.ndarray]:
+    """The key and replication ids of ``model``'s common noise, as the loops take them."""
+    if model.table is None:
+        return np.zeros(2, dtype=np.uint64), np.zeros(replications, dtype=np.uint64)
+    key = np.ascontiguousarray(model.table.key, dtype=np.uint64)
+    return key, np.ascontiguousarray(model.table.replications, dtype=np.uint64)
 
-    if type(policy) is not SelfRegulatedUtilityMaximization or type(env) is not OpportunityBandit:
-        return False
-    inner = policy._inner
-    return policy.variant == "paper" and type(inner) is UCB1 and inner.variant == "paper"
+
+def noise_code(model: PullModel) -> int:
+    """``model``'s noise model as the loops number it (:mod:`~impactbandits.kernels.codes`)."""
+    return _NOISE[model.noise]
+
+
+@contextlib.contextmanager
+def user_errors(field: str, what: str, users: bool) -> Iterator[None]:
+    """A user's kernels that do not compile or that fail become a one-line
+    :class:`~impactbandits.errors.SpecError` on ``field``; the built-ins' errors pass as they
+    are (a bug of ours must show its traceback)."""
+    try:
+        yield
+    except Exception as error:
+        if not users:
+            raise
+        if type(error).__module__.startswith("numba"):
+            raise SpecError(field, f"{what} does not compile: {_first_line(error)}") from None
+        raise SpecError(field, f"{what} failed: {_first_line(error)}") from None

@@ -27,13 +27,16 @@ from __future__ import annotations
 
 import functools
 import types
+import typing
 from typing import Any
 
 import numpy as np
 from numba import njit
+from numba.core import cgutils
 from numba.core import types as numba_types
 from numba.core.dispatcher import Dispatcher
-from numba.extending import typeof_impl
+from numba.extending import intrinsic, typeof_impl
+from numba.np.arrayobj import make_array
 
 from impactbandits.core.compiled import CompiledStep, Kernel
 from impactbandits.kernels.checkpoints import record
@@ -102,7 +105,55 @@ def _loop(init: Kernel, select: Kernel, update: Kernel) -> Dispatcher:
     name = f"loop_{tag}" if tag is not None else f"loop_{id(select):x}"
     function = types.FunctionType(_template.__code__, scope, name, _template.__defaults__)
     function.__qualname__ = name
-    return njit(cache=tag is not None, nogil=True)(function)
+    # a user's kernels are inlined: the loop is compiled with their bounds checking
+    users = not all(builtin(k.py_func) for k in (init, select, update))
+    return njit(cache=tag is not None, nogil=True, boundscheck=users)(function)
+
+
+def _lend(typingctx: Any, value: Any) -> Any:
+    """``value`` (an array, or a tuple of arrays, scalars and such tuples) with its arrays lent:
+    the same data, shape and strides, but no owner (``meminfo`` null), so that numba's
+    reference counting of them is a no-op. A step's kernels take the arrays out of the state
+    tuple every round, and numba counts each one taken out (an atomic increment and decrement)
+    wherever its pruning of counts cannot follow the kernel's control flow (an early
+    ``return`` before a loop, say): ~10 ns per array and round. The caller keeps the owner
+    alive (:func:`keep`) for as long as the lent value is used."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return _lent(context, builder, signature.args[0], args[0])
+
+    return value(value), codegen
+
+
+def _lent(context: Any, builder: Any, ty: Any, value: Any) -> Any:
+    if isinstance(ty, numba_types.Array):
+        array = _make_array(ty)(context, builder, value=value)
+        array.meminfo = _cgutils.get_null_value(array.meminfo.type)
+        array.parent = _cgutils.get_null_value(array.parent.type)
+        return array._getvalue()
+    if isinstance(ty, numba_types.BaseTuple):
+        items: list[Any] = []
+        for i, item in enumerate(typing.cast(Any, ty)):
+            items.append(_lent(context, builder, item, builder.extract_value(value, i)))
+        return context.make_tuple(builder, ty, items)
+    context.nrt.incref(builder, ty, value)  # returned as a new reference of its own
+    return value
+
+
+def _keep(typingctx: Any, value: Any) -> Any:
+    """Nothing: a use of ``value``, so numba releases it only after this point."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return context.get_dummy_value()
+
+    return numba_types.none(value), codegen
+
+
+# numba's intrinsics, typed loosely (numba's typing code is untyped)
+lend: Any = intrinsic(_lend)
+keep: Any = intrinsic(_keep)
+_cgutils: Any = cgutils
+_make_array: Any = make_array
 
 
 # names the template leaves to loop_for (module docstring); never called as module globals
@@ -145,10 +196,12 @@ def _template(
     per_pull = values.shape[2] > 1
     stride = 1 if uniforms.shape[1] > 1 else 0  # (R, rounds) draws, or (R, 1) zeros
     n_cp = checkpoints.size
+    lent_params = lend(params)
     for r in range(replications):
         if stopped(stop, 0):
             return STOPPED
-        state = init(params, k, rounds)
+        owned = init(params, k, rounds)
+        state = lend(owned)  # see lend: no reference counting in the rounds
         pulls = np.zeros(k, dtype=np.int64)
         row = values[r if per_replication else 0]
         reward = 0.0
@@ -159,7 +212,7 @@ def _template(
         for t in range(1, rounds + 1):
             if stopped(stop, t):
                 return STOPPED
-            a = select(state, params, t, uniforms[r, (t - 1) * stride])
+            a = select(state, lent_params, t, uniforms[r, (t - 1) * stride])
             if a < 0 or a >= k:
                 invalid[0] = r
                 invalid[1] = t
@@ -171,7 +224,7 @@ def _template(
             reward += x
             value += v
             pulls[a] = m + 1
-            update(state, params, t, a, x)
+            update(state, lent_params, t, a, x)
             if previous >= 0 and a != previous:
                 switches += 1
             previous = a
@@ -179,4 +232,6 @@ def _template(
                 record(out_reward[r], out_expected[r], out_pulls[r], out_switches[r], c, reward,
                        value, pulls, switches)  # fmt: skip
                 c += 1
+        keep(owned)  # the lent arrays' owner lives to here
+    keep(params)
     return DONE

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import get_cython_function_address
 
-from impactbandits.kernels.codes import BERNOULLI, BETA_MEAN, NORMAL
+from impactbandits.kernels.codes import BERNOULLI, BETA_CONCENTRATION, BETA_MEAN, NORMAL
 
 _M0 = np.uint64(0xD2511F53)
 _M1 = np.uint64(0xCD9E8D57)
@@ -109,7 +109,8 @@ def outcome(
     """The reward of the pull: the environment's ``step`` for one (r, i, m). ``noise``: 0 none
     (``value + 0.0``), NORMAL ``value + σ·z``, BETA ``value + σ·(2·B⁻¹(u) − 1)``, BERNOULLI
     ``1{u < value}``, BETA_MEAN the inverse CDF at u of Beta(β μ / (1 − μ), β), μ = ``value``
-    clipped as :func:`impactbandits.envs.rested.beta_mean_observation` clips it."""
+    clipped as :func:`impactbandits.envs.rested.beta_mean_observation` clips it,
+    BETA_CONCENTRATION the inverse CDF at u of Beta(μκ, (1 − μ)κ), μ = ``value``, κ = ``sigma``."""
     if noise == 0:
         return value + 0.0
     if noise == NORMAL:
@@ -124,4 +125,6 @@ def outcome(
         if mu > 1.0 - _BETA_MEAN_CLIP:
             mu = 1.0 - _BETA_MEAN_CLIP
         return beta_inverse(_BETA_MEAN_SHAPE * mu / (1.0 - mu), _BETA_MEAN_SHAPE, u)
+    if noise == BETA_CONCENTRATION:
+        return beta_inverse(value * sigma, (1.0 - value) * sigma, u)
     return value + sigma * (2.0 * beta_inverse(_BETA_SHAPE, _BETA_SHAPE, u) - 1.0)

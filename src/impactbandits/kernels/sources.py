@@ -103,15 +103,15 @@ def step_tag(step: CompiledStep) -> str | None:
 
 
 @functools.cache
-def srum_tag() -> str:
-    """The name of SRUM's loop (:mod:`impactbandits.kernels.srum`): its module, the objective it
-    computes (:mod:`impactbandits.oracles.opportunity`) and UCB1's argmax."""
+def srum_tag(value: Kernel, range_: Kernel) -> str | None:
+    """The name of SRUM's loop (:mod:`impactbandits.kernels.srum`) with the fairness kernels
+    ``value`` and ``range_``: its module, the objective it computes
+    (:mod:`impactbandits.oracles.opportunity`), UCB1's argmax and the kernels' modules."""
     package = _HERE.parent
     extra = [
         str(_HERE / "srum.py"),
         str(package / "oracles" / "opportunity.py"),
         str(package / "policies" / "ucb_buckets.py"),
     ]
-    tag = files_tag(["run_srum"], [], extra)
-    assert tag is not None  # the package's own files
-    return tag
+    names = [f"{k.py_func.__module__}:{k.py_func.__qualname__}" for k in (value, range_)]
+    return files_tag(["run_srum", *names], [value.py_func, range_.py_func], extra)

@@ -7,96 +7,91 @@ from typing import Any
 
 import numpy as np
 
-from impactbandits.kernels.codes import (
-    BERNOULLI_REWARDS,
-    BETA_REWARDS,
-    CONSTANT,
-    MONOTONE,
-    SOFTMAX,
-)
+from impactbandits.core.compiled import declared_step
+from impactbandits.core.pull_model import PullModel
 
-__all__ = ["fairness_kernel", "simulate_srum"]
+__all__ = ["simulate_srum", "srum_run"]
 
 
-def fairness_kernel(fairness: Any) -> tuple[int, np.ndarray, np.ndarray] | None:
-    """``(kind, fp, gamma)`` of a built-in fairness function (exactly that class), or ``None``
-    (a user-defined function: the readable loop runs)."""
-    from impactbandits.oracles import opportunity_fairness as fair
-
-    kind = type(fairness)
-    if kind is fair.ConstantFairness:
-        return CONSTANT, np.zeros(2), np.asarray(fairness.gamma, dtype=np.float64)
-    if kind is fair.MonotoneCartesianFairness:
-        if not all(isinstance(x, int | float) for x in (fairness.scale, fairness.power)):
-            return None  # an array scale or exponent: NumPy's broadcasting, not a scalar's
-        fp = np.array([fairness.scale, fairness.power], dtype=np.float64)
-        return MONOTONE, fp, np.zeros(1)
-    if kind is fair.SoftmaxFairness:
-        return SOFTMAX, np.array([fairness.c, 0.0], dtype=np.float64), np.zeros(1)
-    return None
+def srum_run(env: Any, policy: Any, rounds: int) -> tuple[Any, PullModel] | None:
+    """``(run, model)``: what a reset SRUM declares for its compiled loop
+    (:meth:`~impactbandits.policies.opportunity.SelfRegulatedUtilityMaximization.compiled_run`)
+    and the environment's pull model, when both classes declare them for the rounds they play
+    (:func:`~impactbandits.core.compiled.declared_step`); else ``None``."""
+    declared = declared_step(policy, "compiled_run", ("reset", "select", "update"))
+    model = declared_step(env, "pull_model", ("reset", "step"))
+    if declared is None or model is None:
+        return None
+    run, pulls = declared(), model(rounds)
+    if run is None or not isinstance(pulls, PullModel):
+        return None
+    return run, pulls
 
 
 def simulate_srum(
-    env: Any, policy: Any, rounds: int, checkpoints: np.ndarray, replications: int
+    run: Any,
+    model: PullModel,
+    n: int,
+    phases: int,
+    rounds: int,
+    checkpoints: np.ndarray,
+    replications: int,
 ) -> tuple[np.ndarray, ...] | None:
     """The run's ``(reward, expected, pulls, switches, phases, arm_rewards, phase_switches)``
-    checkpoint arrays (:class:`~impactbandits.core.simulate.Trajectory`'s order) for SRUM
-    (paper variant, UCB1 as the black box) on the reward-opportunity bandit, or ``None`` if
-    its fairness function has no compiled oracle. ``env`` and ``policy`` must have been reset."""
-    found = fairness_kernel(policy.fairness)
-    if found is None:
-        return None
-    kind, fp, gamma = found
-    inner = policy._inner
-    noise = env._noise  # the environment's common uniforms (its step draws them)
-    n = env.action_space.n
+    checkpoint arrays (:class:`~impactbandits.core.simulate.Trajectory`'s order) from SRUM's
+    compiled loop for ``run`` (:class:`~impactbandits.policies.opportunity.SRUMRun`) on the
+    pull model ``model`` of ``n`` arms (the policy reports ``phases`` phases); ``None`` if no
+    loop is available (no module built ahead of time with it, and numba's JIT not allowed). A
+    user's fairness kernels that fail give a one-line :class:`~impactbandits.errors.SpecError`."""
+    from impactbandits import kernels
+    from impactbandits.kernels import aot
+    from impactbandits.kernels.dispatch import noise_code, noise_key, user_errors
+    from impactbandits.kernels.sources import builtin, srum_tag
+
+    fairness = run.fairness
+    users = not (builtin(fairness.value.py_func) and builtin(fairness.range.py_func))
+    tag = srum_tag(fairness.value, fairness.range)
+    loop = None
+    if tag is not None and kernels.backend() == "aot":
+        loop = aot.entry(f"run_srum_{tag}", aot.SRUM_ARGS)
+    if loop is None:
+        if not kernels.jit():
+            return None
+        from impactbandits.kernels.srum import srum_for
+
+        loop = srum_for(fairness)
     n_cp = checkpoints.size
-    n_phases = len(policy.phases)
     # Trajectory's order: reward, expected, pulls, switches, phases, arm rewards, phase switches
     outputs = (
         np.empty((replications, n_cp)),
         np.empty((replications, n_cp)),
         np.empty((replications, n_cp, n)),
         np.empty((replications, n_cp), dtype=np.int64),
-        np.empty((replications, n_cp, n_phases), dtype=np.int64),
+        np.empty((replications, n_cp, phases), dtype=np.int64),
         np.empty((replications, n_cp, n)),
         np.empty((replications, n_cp), dtype=np.int64),
     )
-    from impactbandits import kernels
-    from impactbandits.kernels import aot
-    from impactbandits.kernels.sources import srum_tag
-    from impactbandits.policies.opportunity import CONFIDENCE_SCALE
-
-    loop = (
-        aot.entry(f"run_srum_{srum_tag()}", aot.SRUM_ARGS) if kernels.backend() == "aot" else None
-    )
-    if loop is None:
-        if not kernels.jit():
-            return None
-        from impactbandits.kernels.srum import run_srum
-
-        loop = run_srum
-    kernels.call(
-        loop,
-        np.ascontiguousarray(env.expected_rewards(), dtype=np.float64),
-        BETA_REWARDS if env.distribution == "beta" else BERNOULLI_REWARDS,
-        float(env.concentration),
-        np.asarray(noise.key, dtype=np.uint64),
-        np.ascontiguousarray(noise.replications, dtype=np.uint64),
-        kind,
-        fp,
-        gamma,
-        np.ascontiguousarray(np.broadcast_to(policy.lam, (n,)), dtype=np.float64),
-        float(policy._alpha),
-        float(policy._beta),
-        CONFIDENCE_SCALE * policy.estimates.log_t,
-        int(policy.T),
-        float(inner.c),
-        np.ascontiguousarray(policy.phase, dtype=np.int64),
-        np.ascontiguousarray(policy.targets, dtype=np.float64),
-        rounds,
-        np.ascontiguousarray(checkpoints, dtype=np.int64),
-        *outputs,
-        work=rounds * replications * n,
-    )
+    key, ids = noise_key(model, replications)
+    with user_errors("fairness", "the compiled fairness function", users):
+        kernels.call(
+            loop,
+            np.ascontiguousarray(model.values, dtype=np.float64),
+            noise_code(model),
+            float(model.sigma),
+            key,
+            ids,
+            np.ascontiguousarray(fairness.params, dtype=np.float64),
+            run.lam,
+            run.alpha,
+            run.beta,
+            run.scale_log,
+            run.horizon,
+            run.ucb_c,
+            run.phase,
+            run.targets,
+            rounds,
+            np.ascontiguousarray(checkpoints, dtype=np.int64),
+            *outputs,
+            work=rounds * replications * n,
+        )
     return outputs

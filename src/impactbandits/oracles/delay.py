@@ -39,10 +39,11 @@ What is computed
 ----------------
 - :func:`payoff` (Eq. 1, vectorised), :func:`ranking_value` / :func:`ranking_values`
   (``g(m)``, Section 5), :func:`ghost` (``π_ghost``, Eq. 3), :func:`r0` (Theorem 2),
-  :func:`ranking_schedule` (playing ranking policies one cycle each; Fact 1).
+  :func:`ranking_schedule` (playing ranking policies one cycle each; Fact 1), in
+  :mod:`impactbandits.oracles.delay_payoffs`.
 - :func:`greedy_schedule` / :func:`greedy_value`: ``π_greedy`` (Eq. 2) simulated on the delay
   state until the state repeats (it is a deterministic function of the state, so its path is
-  "rho-shaped": a transient, then a cycle).
+  "rho-shaped": a transient, then a cycle), in :mod:`impactbandits.oracles.delay_schedules`.
 - :func:`optimal_value`: the best long-run average expected reward over **all** policies, a
   maximum cycle mean on the delay-state graph (Howard's policy iteration, or Karp's algorithm as
   a cross-check). Finding it is NP-hard (Theorem 1), so the cost grows with the number of
@@ -50,13 +51,14 @@ What is computed
   and transitions live in :mod:`impactbandits.oracles.delay_graph` (:func:`delay_states`), the
   generic maximum-cycle-mean solver in :mod:`impactbandits.oracles.mean_cycle`.
 - :func:`periodic_schedule_value` and :func:`best_periodic_schedule` (brute force over all
-  periodic schedules up to a period; the test reference).
+  periodic schedules up to a period; the test reference), in
+  :mod:`impactbandits.oracles.delay_schedules`.
 - :func:`pmsp_instance`, :func:`pmsp_schedule`, :func:`pmsp_feasible`: the reduction from the
   Periodic Maintenance Scheduling Problem in the proof of Theorem 1 (supplementary §1), in
   :mod:`impactbandits.oracles.periodic_maintenance`.
 
-The names that moved to those three modules are re-exported here, so imports from
-``impactbandits.oracles.delay`` keep working.
+Only :func:`optimal_value` is defined here; the names that moved to the other modules are
+re-exported here, so imports from ``impactbandits.oracles.delay`` keep working.
 
 Ranking order. Ranking policies are defined on arms sorted by decreasing ``mu`` (the paper
 assumes ``mu_1 > … > mu_k``). The ranking functions accept any order and sort internally with a
@@ -105,23 +107,41 @@ nonincreasing ``f``, this instance has ``g(2) < g(1) < g(3)`` exactly when ``f(1
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from impactbandits.errors import SpecError
 
-# The names marked F401 moved to these modules; they are re-exported so that imports from
-# ``impactbandits.oracles.delay`` keep working (and documented where they now live).
+# Names that moved from here to these modules, re-exported so that imports from
+# ``impactbandits.oracles.delay`` keep working: those in ``__all__`` are exported and documented
+# here as before (TIE_TOL and FLike were defined here), those marked F401 where they now live.
 from impactbandits.oracles.delay_graph import (
     MAX_DELAY_EDGES,  # noqa: F401
     MAX_DELAY_STATES,  # noqa: F401
-    _as_delays,
     delay_state_graph,
     delay_states,  # noqa: F401
+)
+from impactbandits.oracles.delay_payoffs import (
+    TIE_TOL,
+    FLike,
+    _instance,
+    f_table,
+    ghost,
+    payoff,
+    r0,
+    ranking_order,
+    ranking_schedule,
+    ranking_value,
+    ranking_values,
+)
+from impactbandits.oracles.delay_schedules import (
+    MAX_BRUTE_FORCE_SCHEDULES,
+    OptimalPolicy,
+    best_periodic_schedule,
+    greedy_schedule,
+    greedy_value,
+    periodic_schedule_value,
 )
 from impactbandits.oracles.mean_cycle import (
     HOWARD_MAX_ITERATIONS,  # noqa: F401
@@ -139,6 +159,8 @@ from impactbandits.oracles.periodic_maintenance import (
 
 __all__ = [
     "MAX_BRUTE_FORCE_SCHEDULES",
+    "TIE_TOL",
+    "FLike",
     "OptimalPolicy",
     "best_periodic_schedule",
     "f_table",
@@ -154,327 +176,6 @@ __all__ = [
     "ranking_value",
     "ranking_values",
 ]
-
-FLike = Callable[[int], float] | Sequence[float] | np.ndarray
-"""``f`` as a callable ``f(τ)`` or the array ``(f(1), …, f(L))`` (entry 0 is ``f(1)``)."""
-
-MAX_BRUTE_FORCE_SCHEDULES = 5_000_000
-"""Most schedules (Σ_P k^P) :func:`best_periodic_schedule` agrees to enumerate."""
-
-TIE_TOL = 1e-12
-"""Absolute tolerance for ties: ``g(m)`` in :func:`ghost`, payoffs in :func:`greedy_schedule`,
-schedule values in :func:`best_periodic_schedule`."""
-
-_BRUTE_FORCE_CHUNK = 1 << 20
-"""Schedules evaluated at once by :func:`best_periodic_schedule` (memory ~ chunk × period)."""
-
-
-@dataclass(frozen=True)
-class OptimalPolicy:
-    """A long-run average expected reward and a periodic arm sequence that achieves it.
-
-    ``cycle`` uses the caller's arm indices; playing it periodically from any start (in
-    particular from the all-fresh initial state) earns ``value`` per round in the long run.
-    """
-
-    value: float
-    cycle: tuple[int, ...]
-
-
-# ---------------------------------------------------------------------------------------------
-# Input checks
-# ---------------------------------------------------------------------------------------------
-
-
-def _as_mu(mu: Any) -> np.ndarray:
-    array = np.asarray(mu, dtype=float)
-    if array.ndim != 1 or array.size < 1:
-        raise SpecError("mu", f"need a 1-D array with ≥ 1 arm, got shape {array.shape}")
-    if not np.all(np.isfinite(array)) or np.any(array < 0) or np.any(array > 1):
-        raise SpecError("mu", f"baseline means must lie in [0, 1]; got {array.tolist()}")
-    return array
-
-
-def f_table(f: FLike, max_tau: int) -> np.ndarray:
-    """The table ``t`` with ``t[0] = 0`` and ``t[τ] = f(τ)`` for ``τ = 1..max_tau``.
-
-    ``f`` is a callable ``f(τ)`` or an array-like ``(f(1), f(2), …)`` of length ≥ ``max_tau``
-    (entry 0 is ``f(1)``; extra entries are ignored). Values must lie in [0, 1].
-    """
-    if max_tau < 0:
-        raise SpecError("f", f"max_tau must be ≥ 0; got {max_tau}")
-    if callable(f):
-        values = np.array([float(f(tau)) for tau in range(1, max_tau + 1)], dtype=float)
-    else:
-        given = np.asarray(f, dtype=float)
-        if given.ndim != 1:
-            raise SpecError(
-                "f", f"need a callable or a 1-D array (f(1), f(2), …); got {given.shape}"
-            )
-        if given.size < max_tau:
-            raise SpecError(
-                "f", f"need f(1..{max_tau}) (entry 0 is f(1)); got only {given.size} values"
-            )
-        values = given[:max_tau]
-    if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
-        raise SpecError("f", f"values must lie in [0, 1]; got f(1..{max_tau}) = {values.tolist()}")
-    return np.concatenate(([0.0], values))
-
-
-def _instance(mu: Any, delays: Any, f: FLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    means = _as_mu(mu)
-    lags = _as_delays(delays, means.size)
-    return means, lags, f_table(f, int(lags.max()))
-
-
-def _arm_payoffs(
-    mu: np.ndarray, delays: np.ndarray, table: np.ndarray, arms: np.ndarray, tau: np.ndarray
-) -> np.ndarray:
-    """Eq. 1 for arms ``arms`` at delays ``tau`` (same shape; any τ ≥ 0 allowed)."""
-    tau = np.asarray(tau)
-    penalised = (tau > 0) & (tau <= delays[arms])
-    return mu[arms] * (1.0 - np.where(penalised, table[np.minimum(tau, table.size - 1)], 0.0))
-
-
-# ---------------------------------------------------------------------------------------------
-# Eq. 1 and ranking policies (Section 5)
-# ---------------------------------------------------------------------------------------------
-
-
-def payoff(mu: Any, delays: Any, f: FLike, tau: Any) -> np.ndarray:
-    """Expected payoffs ``mu_i(τ_i)`` of Eq. 1, vectorised over leading axes.
-
-    ``tau`` has shape ``(..., k)`` (one delay per arm; any integers ``≥ 0``: ``0`` means never
-    pulled, values above ``d_i`` pay the full ``mu_i``). Returns an array of the same shape.
-    """
-    means, lags, table = _instance(mu, delays, f)
-    taus = np.asarray(tau)
-    if taus.shape[-1:] != means.shape or taus.dtype.kind not in "iu" or np.any(taus < 0):
-        raise SpecError("tau", f"need nonnegative integers of shape (..., {means.size})")
-    return _arm_payoffs(means, lags, table, np.arange(means.size), taus)
-
-
-def ranking_order(mu: Any) -> np.ndarray:
-    """Arm indices by decreasing baseline mean (stable: ties keep the smaller index first)."""
-    return np.argsort(-_as_mu(mu), kind="stable")
-
-
-def ranking_values(mu: Any, delays: Any, f: FLike) -> np.ndarray:
-    """``[g(1), …, g(k)]`` with ``g(m) = (1/m) Σ_{j≤m} mu_(j)(m)`` (Section 5, before Eq. 3).
-
-    ``mu_(1) ≥ … ≥ mu_(k)`` is the :func:`ranking_order`. ``g(m)`` is the *long-run* per-round
-    reward of ``π_m``: in steady state every arm is met at delay ``m``; the first cycle (which
-    pays ``Σ_{j≤m} mu_(j)``, all arms fresh) only adds ``O(1)`` to ``G_T`` (proof of Theorem 2).
-    """
-    means, lags, table = _instance(mu, delays, f)
-    order = np.argsort(-means, kind="stable")
-    k = means.size
-    ms = np.arange(1, k + 1)
-    arms = np.broadcast_to(order, (k, k))  # row m-1: all arms in rank order
-    pay = _arm_payoffs(means, lags, table, arms, np.broadcast_to(ms[:, None], (k, k)))
-    included = np.arange(k)[None, :] < ms[:, None]
-    return np.where(included, pay, 0.0).sum(axis=1) / ms
-
-
-def ranking_value(
-    mu: Any, delays: Any, f: FLike, m: int | Sequence[int] | np.ndarray
-) -> float | np.ndarray:
-    """``g(m)`` (a float for an int ``m``, an array for an array of ``m``), ``1 ≤ m ≤ k``."""
-    values = ranking_values(mu, delays, f)
-    ms = np.asarray(m)
-    if ms.dtype.kind not in "iu" or np.any(ms < 1) or np.any(ms > values.size):
-        raise SpecError("m", f"must be integers in 1..{values.size}; got {ms.tolist()}")
-    out = values[ms - 1]
-    return float(out) if out.ndim == 0 else out
-
-
-def ghost(mu: Any, delays: Any, f: FLike) -> tuple[int, float]:
-    """``(r*, g(r*))`` of ``π_ghost`` (Eq. 3): the best ranking policy.
-
-    Ties (``g(m)`` within :data:`TIE_TOL` of the maximum) go to the smallest ``m``.
-    """
-    values = ranking_values(mu, delays, f)
-    best = int(np.flatnonzero(values >= values.max() - TIE_TOL)[0])
-    return best + 1, float(values[best])
-
-
-def r0(mu: Any, delays: Any, f: FLike) -> int:
-    """``r_0`` of Theorem 2, on the :func:`ranking_order`.
-
-    ``r_0`` is the largest ``r`` with ``mu_i > max_{j<i} mu_j(i − j)`` for all ``i = 2..r``
-    (strict, exact float comparison), and ``r_0 = 1`` if ``mu_2 ≤ mu_1(1)`` or ``k = 1``. With
-    distinct means it is the number of rounds during which ``π_greedy`` keeps pulling fresh arms
-    in rank order (the remark after Theorem 2).
-    """
-    means, lags, table = _instance(mu, delays, f)
-    order = np.argsort(-means, kind="stable")
-    means, lags = means[order], lags[order]
-    k = means.size
-    i = np.arange(k)[:, None]
-    j = np.arange(k)[None, :]
-    gap = np.maximum(i - j, 0)
-    earlier = _arm_payoffs(means, lags, table, np.broadcast_to(j, (k, k)), gap)
-    best_earlier = np.where(j < i, earlier, -np.inf).max(axis=1)  # row 0: -inf
-    ok = means[1:] > best_earlier[1:]
-    return 1 + (int(np.argmin(ok)) if not ok.all() else k - 1)
-
-
-def ranking_schedule(mu: Any, policies: Sequence[int]) -> tuple[int, ...]:
-    """One period of the schedule playing ``π_{m_1}`` for one cycle, then ``π_{m_2}``, ….
-
-    ``policies = (m_1, m_2, …)``; ``π_m`` cycles over the ``m`` best arms in rank order. Arm
-    indices are the caller's. Fact 1 (Section 8): alternating two optimal ranking policies
-    ``π_m, π_n`` — ``ranking_schedule(mu, (n, m))`` — beats playing either one.
-    """
-    order = ranking_order(mu)
-    ms = [int(m) for m in policies]
-    if not ms or any(m < 1 or m > order.size for m in ms):
-        raise SpecError("policies", f"need ranking sizes in 1..{order.size}; got {list(policies)}")
-    return tuple(int(arm) for m in ms for arm in order[:m])
-
-
-# ---------------------------------------------------------------------------------------------
-# Periodic schedules
-# ---------------------------------------------------------------------------------------------
-
-
-def _as_schedule(schedule: Sequence[int], n_arms: int) -> np.ndarray:
-    arms = np.asarray(schedule)
-    if arms.ndim != 1 or arms.size < 1 or arms.dtype.kind not in "iu":
-        raise SpecError("schedule", "need a nonempty 1-D sequence of arm indices")
-    if np.any(arms < 0) or np.any(arms >= n_arms):
-        raise SpecError("schedule", f"arm indices must lie in 0..{n_arms - 1}")
-    return arms.astype(np.int64)
-
-
-def _previous_pull_gaps(arms: np.ndarray, cyclic: bool) -> np.ndarray:
-    """Rounds since the previous pull of the same arm (0 for a first pull unless ``cyclic``)."""
-    n = arms.size
-    pos = np.lexsort((np.arange(n), arms))  # positions grouped by arm, increasing in each group
-    same = np.zeros(n, dtype=bool)  # same[i]: pos[i] has the same arm as pos[i - 1]
-    same[1:] = arms[pos[1:]] == arms[pos[:-1]]
-    gaps = np.zeros(n, dtype=np.int64)
-    gaps[pos[same]] = pos[same] - pos[np.flatnonzero(same) - 1]
-    if cyclic:  # an arm's first pull in the period follows its last pull of the previous period
-        firsts = np.flatnonzero(~same)
-        lasts = np.append(firsts[1:] - 1, n - 1)
-        gaps[pos[firsts]] = pos[firsts] + n - pos[lasts]
-    return gaps
-
-
-def periodic_schedule_value(
-    mu: Any, delays: Any, f: FLike, schedule: Sequence[int], horizon: int | None = None
-) -> float:
-    """Average expected reward of repeating ``schedule`` (one period of arm indices).
-
-    ``horizon=None``: the long-run average, ``(1/P) Σ_p mu_{a_p}(gap_p)`` with ``gap_p`` the
-    cyclic distance to the previous pull of the same arm (``P`` if it occurs once per period).
-    ``horizon=T``: ``G_T/T`` over the first ``T`` rounds starting with every arm fresh.
-    """
-    means, lags, table = _instance(mu, delays, f)
-    arms = _as_schedule(schedule, means.size)
-    if horizon is None:
-        gaps = _previous_pull_gaps(arms, cyclic=True)
-        return math.fsum(_arm_payoffs(means, lags, table, arms, gaps)) / arms.size
-    if int(horizon) != horizon or horizon < 1:
-        raise SpecError("horizon", f"must be a positive integer; got {horizon}")
-    unrolled = np.resize(arms, int(horizon))
-    gaps = _previous_pull_gaps(unrolled, cyclic=False)
-    return math.fsum(_arm_payoffs(means, lags, table, unrolled, gaps)) / int(horizon)
-
-
-def best_periodic_schedule(mu: Any, delays: Any, f: FLike, max_period: int) -> OptimalPolicy:
-    """Brute force: the best long-run value over all schedules of period ``1..max_period``.
-
-    Enumerates all ``Σ_P k^P`` arm sequences (refused beyond
-    :data:`MAX_BRUTE_FORCE_SCHEDULES`). Ties (within :data:`TIE_TOL`) go to the shortest
-    period, then the lexicographically smallest sequence. This is a lower bound on
-    :func:`optimal_value`, equal to it as soon as ``max_period`` reaches the length of some
-    optimal cycle.
-    """
-    means, lags, table = _instance(mu, delays, f)
-    k = means.size
-    if int(max_period) != max_period or max_period < 1:
-        raise SpecError("max_period", f"must be a positive integer; got {max_period}")
-    total = sum(k**p for p in range(1, int(max_period) + 1))
-    if total > MAX_BRUTE_FORCE_SCHEDULES:
-        raise SpecError(
-            "max_period",
-            f"{total} schedules with {k} arms up to period {max_period} exceed the brute-force "
-            f"limit {MAX_BRUTE_FORCE_SCHEDULES}",
-        )
-    best_value = -np.inf
-    best_cycle: tuple[int, ...] = (0,)
-    for period in range(1, int(max_period) + 1):
-        count = k**period
-        weights = k ** np.arange(period - 1, -1, -1, dtype=np.int64)
-        for start in range(0, count, _BRUTE_FORCE_CHUNK):
-            index = np.arange(start, min(count, start + _BRUTE_FORCE_CHUNK), dtype=np.int64)
-            seqs = (index[:, None] // weights[None, :]) % k  # lexicographic order
-            gaps = np.full(seqs.shape, period, dtype=np.int64)
-            for lag in range(period - 1, 0, -1):
-                gaps = np.where(seqs == np.roll(seqs, lag, axis=1), lag, gaps)
-            values = _arm_payoffs(means, lags, table, seqs, gaps).mean(axis=1)
-            top = int(np.argmax(values >= values.max() - TIE_TOL))
-            if values[top] > best_value + TIE_TOL:
-                best_value, best_cycle = float(values[top]), tuple(int(a) for a in seqs[top])
-    exact = periodic_schedule_value(means, lags, table[1:], best_cycle)
-    return OptimalPolicy(value=exact, cycle=best_cycle)
-
-
-# ---------------------------------------------------------------------------------------------
-# The greedy policy (Eq. 2)
-# ---------------------------------------------------------------------------------------------
-
-
-def greedy_schedule(mu: Any, delays: Any, f: FLike) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """``(transient, cycle)``: the arms ``π_greedy`` (Eq. 2) pulls from the all-fresh start.
-
-    Each round it pulls an arm of highest current expected payoff ``mu_i(τ_i(t))``; ties (within
-    :data:`TIE_TOL`) go to the higher baseline mean, then the smaller index (so on the paper's
-    example with ``ε = 0`` it keeps pulling arm 1). Greedy is a deterministic function of the
-    delay vector, so the state repeats after at most (number of reachable states) rounds; from
-    then on it repeats ``cycle`` forever.
-    """
-    means, lags, table = _instance(mu, delays, f)
-    k = means.size
-    preference = np.argsort(-means, kind="stable")
-    tau = np.zeros(k, dtype=np.int64)
-    first_seen: dict[bytes, int] = {}
-    pulls: list[int] = []
-    arange = np.arange(k)
-    while (key := tau.tobytes()) not in first_seen:
-        first_seen[key] = len(pulls)
-        pay = _arm_payoffs(means, lags, table, arange, tau)
-        candidates = pay[preference] >= pay.max() - TIE_TOL
-        arm = int(preference[np.argmax(candidates)])
-        pulls.append(arm)
-        tau = np.where((tau > 0) & (tau < lags), tau + 1, 0)
-        tau[arm] = 1 if lags[arm] >= 1 else 0
-    start = first_seen[key]
-    return tuple(pulls[:start]), tuple(pulls[start:])
-
-
-def greedy_value(mu: Any, delays: Any, f: FLike, horizon: int | None = None) -> float:
-    """Average expected reward of ``π_greedy`` (Eq. 2, tie-break of :func:`greedy_schedule`).
-
-    ``horizon=None``: the long-run average (the mean over greedy's cycle). ``horizon=T``:
-    ``G_T/T`` over the first ``T`` rounds from the all-fresh start.
-    """
-    means, lags, table = _instance(mu, delays, f)
-    transient, cycle = greedy_schedule(means, lags, table[1:])
-    if horizon is None:
-        return periodic_schedule_value(means, lags, table[1:], cycle)
-    if int(horizon) != horizon or horizon < 1:
-        raise SpecError("horizon", f"must be a positive integer; got {horizon}")
-    horizon = int(horizon)
-    n_cycle = max(0, horizon - len(transient))
-    arms = np.concatenate(
-        [np.asarray(transient, dtype=np.int64), np.resize(np.asarray(cycle), n_cycle)]
-    )[:horizon]
-    gaps = _previous_pull_gaps(arms, cyclic=False)
-    return math.fsum(_arm_payoffs(means, lags, table, arms, gaps)) / horizon
-
 
 # ---------------------------------------------------------------------------------------------
 # The exact optimum: a maximum cycle mean on the delay-state graph

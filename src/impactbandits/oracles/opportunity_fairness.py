@@ -22,15 +22,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from impactbandits import loader
+from impactbandits.core import ops
+from impactbandits.core.compiled import Kernel, kernel
 from impactbandits.errors import SpecError
 
 __all__ = [
     "FAIRNESS_KINDS",
     "CallableFairness",
+    "CompiledFairness",
     "ConstantFairness",
     "FairnessFunction",
     "MonotoneCartesianFairness",
@@ -58,6 +62,12 @@ class FairnessFunction:
         """``(..., K)``: max − min of f(·)_i over the hyper-cube Π [lower_j, upper_j]."""
         raise NotImplementedError
 
+    def compiled_fairness(self) -> CompiledFairness | None:
+        """f and its range oracle as kernels, for SRUM's compiled loop (``None``: SRUM runs its
+        readable rounds). A subclass that defines ``__call__`` or ``range`` again inherits no
+        compiled form (:func:`~impactbandits.core.compiled.declared_step`)."""
+        return None
+
     def check(self, mu: np.ndarray, field: str = "fairness") -> np.ndarray:
         """f(μ) after the model's checks: values in [0, 1], Σ_i f(μ)_i ≤ 1."""
         values = np.asarray(self(np.asarray(mu, dtype=float)), dtype=float)
@@ -83,6 +93,10 @@ class ConstantFairness(FairnessFunction):
     def range(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
         return np.zeros(np.shape(lower))
 
+    def compiled_fairness(self) -> CompiledFairness | None:
+        params = np.asarray(self.gamma, dtype=np.float64)
+        return CompiledFairness(_constant_value, _constant_range, params)
+
 
 @dataclass(frozen=True)
 class MonotoneCartesianFairness(FairnessFunction):
@@ -100,10 +114,16 @@ class MonotoneCartesianFairness(FairnessFunction):
         return self.scale * self.power
 
     def __call__(self, mu: np.ndarray) -> np.ndarray:
-        return self.scale * np.asarray(mu, dtype=float) ** self.power
+        return self.scale * ops.power(np.asarray(mu, dtype=float), self.power)
 
     def range(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
         return self(upper) - self(lower)
+
+    def compiled_fairness(self) -> CompiledFairness | None:
+        if not all(isinstance(x, int | float) for x in (self.scale, self.power)):
+            return None  # an array scale or exponent: NumPy's broadcasting, not a scalar's
+        params = np.array([self.scale, self.power], dtype=np.float64)
+        return CompiledFairness(_monotone_value, _monotone_range, params)
 
 
 @dataclass(frozen=True)
@@ -122,8 +142,8 @@ class SoftmaxFairness(FairnessFunction):
 
     def __call__(self, mu: np.ndarray) -> np.ndarray:
         z = self.c * np.asarray(mu, dtype=float)
-        z = np.exp(z - z.max(axis=-1, keepdims=True))
-        return z / z.sum(axis=-1, keepdims=True)
+        z = ops.exp(z - z.max(axis=-1, keepdims=True))
+        return z / ops.left_sum(z, keepdims=True)
 
     def range(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
         lower, upper = np.asarray(lower, float), np.asarray(upper, float)
@@ -135,6 +155,9 @@ class SoftmaxFairness(FairnessFunction):
         low = np.where(eye, lower[..., None, :], upper[..., None, :])
         idx = np.arange(k)
         return self(high)[..., idx, idx] - self(low)[..., idx, idx]
+
+    def compiled_fairness(self) -> CompiledFairness | None:
+        return CompiledFairness(_softmax_value, _softmax_range, np.array([self.c], dtype=float))
 
 
 @dataclass(frozen=True)
@@ -181,6 +204,87 @@ class CallableFairness(FairnessFunction):
         if lower.ndim > 1:
             return np.stack([self.range(lo, up) for lo, up in zip(lower, upper, strict=True)])
         return numerical_range(self, lower, upper, seed=self.seed)
+
+
+class CompiledFairness(NamedTuple):
+    """A fairness function's compiled form: two kernels on one replication's arrays, with the
+    same operations in the same order as ``__call__`` and ``range`` (the library's defined
+    operations, :mod:`impactbandits.core.ops`), and their parameters.
+
+    * ``value(params, mu, out, work)``: f(μ) into ``out`` (``K`` values);
+    * ``range(params, lower, upper, out, corner, work)``: ``range(lower, upper)`` into ``out``;
+    * ``corner`` and ``work``: scratch arrays of ``K`` floats.
+    """
+
+    value: Kernel
+    range: Kernel
+    params: np.ndarray
+
+
+@kernel
+def _constant_value(params, mu, out, work):  # type: ignore[no-untyped-def]
+    for i in range(mu.size):
+        out[i] = params[i]
+
+
+@kernel
+def _constant_range(params, lower, upper, out, corner, work):  # type: ignore[no-untyped-def]
+    for i in range(lower.size):
+        out[i] = 0.0
+
+
+@kernel
+def _monotone_value(params, mu, out, work):  # type: ignore[no-untyped-def]
+    for i in range(mu.size):
+        out[i] = params[0] * mu[i] ** params[1]
+
+
+@kernel
+def _monotone_range(params, lower, upper, out, corner, work):  # type: ignore[no-untyped-def]
+    for i in range(lower.size):
+        out[i] = params[0] * upper[i] ** params[1] - params[0] * lower[i] ** params[1]
+
+
+@kernel(inline=True)
+def softmax_entry(h: np.ndarray, i: int, c: float, work: np.ndarray) -> float:
+    """``SoftmaxFairness(c)(h)[i]``: z = c·h, exp(z − max z) / Σ exp(z − max z), the sum left
+    to right."""
+    k = h.size
+    top = -math.inf
+    for j in range(k):
+        z = c * h[j]
+        work[j] = z
+        if z > top:
+            top = z
+    total = 0.0
+    for j in range(k):
+        work[j] = math.exp(work[j] - top)
+        total += work[j]
+    return work[i] / total
+
+
+@kernel
+def _softmax_value(params, mu, out, work):  # type: ignore[no-untyped-def]
+    for i in range(mu.size):
+        out[i] = softmax_entry(mu, i, params[0], work)
+
+
+@kernel
+def _softmax_range(params, lower, upper, out, corner, work):  # type: ignore[no-untyped-def]
+    """Proposition 1's corners: the maximum of f_i at (upper_i, lower_j elsewhere), the minimum
+    at the opposite corner; reversed for c < 0."""
+    c = params[0]
+    k = lower.size
+    lo, up = (upper, lower) if c < 0 else (lower, upper)
+    for i in range(k):
+        for j in range(k):
+            corner[j] = lo[j]
+        corner[i] = up[i]
+        high = softmax_entry(corner, i, c, work)
+        for j in range(k):
+            corner[j] = up[j]
+        corner[i] = lo[i]
+        out[i] = high - softmax_entry(corner, i, c, work)
 
 
 def numerical_range(

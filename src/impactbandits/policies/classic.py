@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core import ops
 from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
@@ -100,7 +101,7 @@ class UCB1(_Counting):
         if self.variant == "authors-code":
             bonus = np.sqrt(self.c * math.log(self.horizon) / counts)  # type: ignore[arg-type]
             return np.minimum(1.0, self.stats.sums / counts + bonus)
-        return self.stats.sums / counts + np.sqrt((self.c * np.log(t))[:, None] / counts)
+        return self.stats.sums / counts + np.sqrt((self.c * ops.log(t))[:, None] / counts)
 
     def select(self) -> np.ndarray:
         t = self._next_round()
@@ -208,7 +209,7 @@ class EXP3(Policy):
             self._held = np.tile(np.asarray(credit, dtype=float), (rng.size, 1))
 
     def select(self) -> np.ndarray:
-        w = np.exp(self.log_w - self.log_w.max(axis=1, keepdims=True))
+        w = ops.exp(self.log_w - self.log_w.max(axis=1, keepdims=True))
         # the total as a left-to-right sum (cumsum), not NumPy's pairwise sum, whose order
         # depends on the array's layout: the compiled loop (impactbandits.kernels) adds in the
         # same order and so gives the same bits

@@ -32,6 +32,7 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core import ops
 from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
@@ -109,7 +110,7 @@ class DiscountedUCB(Policy):
         # a left-to-right sum (cumsum), as the compiled loop adds (impactbandits.kernels)
         total = np.cumsum(self.counts, axis=1)[:, -1:]
         with np.errstate(divide="ignore", invalid="ignore"):
-            bonus = self._padding * np.sqrt(self.xi * np.log(total) / self.counts)
+            bonus = self._padding * np.sqrt(self.xi * ops.log(total) / self.counts)
             index = np.where(self.counts > 0, self.sums / self.counts + bonus, np.inf)
         if self._index is not None:
             index = refresh_stale(self._index, index, None if self.t == self.n + 1 else self._last)

@@ -12,22 +12,28 @@ decision-maker's own policy), never the means. All are batched over replications
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 import numpy as np
 from pydantic import Field
 
 from impactbandits.construct import validate_params
+from impactbandits.core.compiled import declared_step
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
 from impactbandits.oracles.opportunity import requirements
-from impactbandits.oracles.opportunity_fairness import SoftmaxFairness
+from impactbandits.oracles.opportunity_fairness import CompiledFairness, SoftmaxFairness
 from impactbandits.policies.names import build_policy, resolve_policy
 
-__all__ = ["ConstantFairnessElimination", "FairnessAwareETC", "SelfRegulatedUtilityMaximization"]
+__all__ = [
+    "ConstantFairnessElimination",
+    "FairnessAwareETC",
+    "SRUMRun",
+    "SelfRegulatedUtilityMaximization",
+]
 
 #: Confidence radius √(CONFIDENCE_SCALE · ln T / N) (Algorithm 4, Line 16; docs/fidelity.md).
 CONFIDENCE_SCALE = 2.0
@@ -299,6 +305,33 @@ class SelfRegulatedUtilityMaximization(Policy):
     def current_phase(self) -> np.ndarray:
         return self.phase.copy()
 
+    def compiled_run(self) -> SRUMRun | None:
+        """What SRUM's compiled loop (:mod:`impactbandits.kernels.srum`, a transcription of the
+        paper variant with UCB1, paper variant, as the black box) needs of this reset policy,
+        or ``None`` if it cannot run it: another variant or black box, or a fairness function
+        with no compiled form (:meth:`~impactbandits.oracles.opportunity_fairness.
+        FairnessFunction.compiled_fairness`)."""
+        from impactbandits.policies.classic import UCB1
+
+        inner = self._inner
+        if self.variant != "paper" or type(inner) is not UCB1 or inner.variant != "paper":
+            return None
+        declared = declared_step(self.fairness, "compiled_fairness", ("__call__", "range"))
+        fairness = None if declared is None else declared()
+        if fairness is None:
+            return None
+        return SRUMRun(
+            fairness=fairness,
+            lam=np.ascontiguousarray(np.broadcast_to(self.lam, (self.k,)), dtype=np.float64),
+            alpha=float(self._alpha),
+            beta=float(self._beta),
+            scale_log=CONFIDENCE_SCALE * self.estimates.log_t,
+            horizon=int(self.T),
+            ucb_c=float(inner.c),
+            phase=np.ascontiguousarray(self.phase, dtype=np.int64),
+            targets=np.ascontiguousarray(self.targets, dtype=np.float64),
+        )
+
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         self.estimates.add(actions, feedback.reward)
         self._inner.update(actions, feedback)
@@ -310,6 +343,23 @@ class SelfRegulatedUtilityMaximization(Policy):
                 self.cycle[ended] = 0
                 self._advance(ended)
         self._finish_phase3(self.phase == 2)
+
+
+class SRUMRun(NamedTuple):
+    """A reset SRUM's numbers for its compiled loop (:meth:`SelfRegulatedUtilityMaximization.
+    compiled_run`): the fairness function's compiled form, λ per arm, α, β, 2 ln max(T, 2),
+    T, UCB1's c, and per replication the phase (0..3 for phases 1..4) and the requirements
+    ⌊T f(μ̂)_i⌋ that ``reset`` resolved."""
+
+    fairness: CompiledFairness
+    lam: np.ndarray
+    alpha: float
+    beta: float
+    scale_log: float
+    horizon: int
+    ucb_c: float
+    phase: np.ndarray
+    targets: np.ndarray
 
 
 class ConstantFairnessElimination(Policy):

@@ -379,8 +379,8 @@ def _spo_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyp
 @kernel
 def _spo_select_noise_free(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
     """:meth:`SPO.select` with ``ε̄ = 0`` (Algorithm 1): the initial pulls, then ``argmax`` of
-    the noise-free index; ties to the lowest index. (A step of its own: the LP's code, even
-    untaken, cost the noise-free round ~8x.)"""
+    the noise-free index; ties to the lowest index. (A step of its own: a noise-free run
+    needs none of the LP's state.)"""
     last, previous = state[1], state[2]
     k = last.size
     initial = int(params[2])

@@ -1,0 +1,177 @@
+"""How the ``impactbandits`` command meets bad input and failures: one line and an exit status.
+
+Every command is wrapped in :func:`_guard` (an error becomes ``error: <message>`` on stderr and
+exit status 2 for bad input, 1 for a bug of the library, 130 for Ctrl-C; ``--traceback`` prints
+the full trace first), and the commands that read or write a store in :func:`_store_messages`
+(the store's warnings as ``warning: ...`` lines, a full disk as one line). The command group
+:class:`_Group` turns click's usage errors into the same one-line form (:func:`_usage_line`),
+and :class:`_PositiveInt` is the option type of counts. Moved unchanged from the
+``impactbandits.cli`` module; the package's ``__init__`` defines the commands.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+import warnings
+from collections.abc import Callable
+from functools import wraps
+from typing import TYPE_CHECKING, Any, TextIO
+
+import click
+
+from impactbandits.errors import ImpactBanditsError, SpecWarning
+
+if TYPE_CHECKING:
+    _IntParamType = click.ParamType[int]  # generic from click 8.4 on
+else:
+    _IntParamType = click.ParamType  # click >= 8.1 at run time
+
+
+class _PositiveInt(_IntParamType):
+    """An integer ≥ 1 (shown as ``INTEGER>=1`` in ``--help``)."""
+
+    name = "integer>=1"
+
+    def get_metavar(self, *args: Any, **kwargs: Any) -> str:
+        return "INTEGER>=1"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"must be a positive integer, got {value!r}", param, ctx)
+        if number < 1:
+            self.fail(f"must be a positive integer, got {value!r}", param, ctx)
+        return number
+
+
+_POSITIVE = _PositiveInt()
+
+
+def _fail(message: str, code: int = 2) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def _details(exc: BaseException) -> str:
+    """The full traceback: the one recorded where the error happened (e.g. in a worker
+    process, for user code), else this process's."""
+    recorded = getattr(exc, "details", "")
+    return recorded or "".join(traceback.format_exception(exc))
+
+
+def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn every error into a one-line message and exit status (2: bad input, including
+    user code named by the spec that raised, or a bad ``IMPACTBANDITS_*`` environment variable,
+    checked first by :func:`impactbandits.settings.check`; 1: a bug of the library; 130:
+    Ctrl-C), and add ``--traceback`` to print the full trace first."""
+
+    @wraps(function)
+    def wrapper(*args: Any, traceback: bool = False, **kwargs: Any) -> Any:
+        from impactbandits import settings
+        from impactbandits.experiments.runner import Interrupted
+        from impactbandits.usercode import InternalError, internal
+
+        try:
+            settings.check()  # a bad environment variable, before anything runs
+            return function(*args, **kwargs)
+        except Interrupted as exc:
+            _fail(str(exc), exc.exit_status)  # 130 for Ctrl-C, 143 for SIGTERM
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+        except Exception as exc:
+            if traceback:
+                click.echo(_details(exc), err=True)
+            if isinstance(exc, InternalError):
+                _fail(str(exc), 1)
+            elif isinstance(exc, ImpactBanditsError):
+                _fail(str(exc))
+            else:  # a bug outside any guarded block: still one line, the trace on request
+                _fail(str(internal(exc, f"in {function.__name__}")), 1)
+
+    return click.option(
+        "--traceback",
+        is_flag=True,
+        help="On an error, print the full traceback (also of user code in worker processes).",
+    )(wrapper)
+
+
+def _store_messages(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Print each :class:`~impactbandits.experiments.store.StoreWarning` and
+    :class:`~impactbandits.errors.SpecWarning` once, as it happens, as ``warning: ...`` on
+    stderr, and turn a full disk (``ENOSPC``) into a one-line error."""
+
+    @wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from impactbandits.experiments.store import DiskFullError, StoreWarning
+        from impactbandits.experiments.store_files import is_disk_full
+
+        ours = (StoreWarning, SpecWarning)
+        seen: set[str] = set()
+        original = warnings.showwarning
+
+        def show(
+            message: Warning | str,
+            category: type[Warning],
+            filename: str,
+            lineno: int,
+            file: TextIO | None = None,
+            line: str | None = None,
+        ) -> None:
+            if not issubclass(category, ours):
+                original(message, category, filename, lineno, file, line)
+            elif str(message) not in seen:
+                seen.add(str(message))
+                click.echo(f"warning: {message}", err=True)
+
+        with warnings.catch_warnings():
+            for category in ours:
+                warnings.simplefilter("always", category)
+            warnings.showwarning = show
+            try:
+                return function(*args, **kwargs)
+            except OSError as exc:
+                if not is_disk_full(exc):
+                    raise
+                where = f" writing {exc.filename}" if exc.filename else ""
+                raise DiskFullError(
+                    f"output: disk full{where} ({exc.strerror}); free space and run the same "
+                    "command again"
+                ) from None
+
+    return wrapper
+
+
+def _usage_line(exc: click.UsageError) -> str:
+    """A click usage error (bad option value, unknown option, missing argument) as one line
+    naming the field and what is allowed, like every other bad input."""
+    param = getattr(exc, "param", None)
+    where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+    if isinstance(exc, click.BadParameter) and param is not None:
+        option = param.param_type_name == "option"
+        field = param.opts[0].lstrip("-") if option else str(param.name)
+        if isinstance(exc, click.MissingParameter):
+            return f"{field}: missing{where}"
+        return f"{field}: {exc.message.rstrip('.')}" + (f" ({'/'.join(param.opts)})" * option)
+    return f"{exc.format_message().rstrip('.')}{where}"
+
+
+class _Group(click.Group):
+    """The command group; usage errors become ``error: <field>: ...`` lines (exit status 2)
+    instead of click's three-line usage message."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except click.UsageError as exc:
+            _fail(_usage_line(exc))
+        except click.Abort:
+            _fail("interrupted", 130)
+        if isinstance(code, int) and code:  # --help / --version return 0
+            sys.exit(code)
+        return code

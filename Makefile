@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 DEMO_OUT ?= runs/demo
 
-.PHONY: demo test docs bench figures kernels lint typecheck format clean clean-kernels
+.PHONY: demo test docs bench figures kernels ledger lint typecheck format clean clean-kernels
 
 $(VENV)/.installed-base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -55,6 +55,13 @@ bench: $(VENV)/.installed-dev kernels
 ## seconds and peak memory per figure and the totals (runs kept in runs/full; ~16 min on 2 cores)
 figures: $(VENV)/.installed-dev kernels
 	$(PY) benchmarks/fidelity/time_figures.py --out runs/full
+
+## ledger: check every figure's claims on its full-scale run (reusing a current store in
+## runs/full, running or completing the others) and regenerate the fidelity ledger from the
+## verdicts (docs/fidelity/claims.toml, then docs/fidelity.md)
+ledger: $(VENV)/.installed-dev kernels
+	$(PY) benchmarks/fidelity/ledger.py --runs runs/full
+	$(PY) docs/fidelity/build.py
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check src tests benchmarks

@@ -56,3 +56,68 @@ def test_schema_errors_are_one_line(ledger, tmp_path):
     )
     with pytest.raises(ledger.LedgerError, match="status must be one of"):
         ledger.load(tmp_path)
+
+
+def _claims_file():
+    import tomllib
+
+    return tomllib.loads((ROOT / "docs/fidelity/claims.toml").read_text()).get("figure", {})
+
+
+def test_every_figure_with_claims_has_its_verdicts():
+    """make ledger evaluated every figure whose claims are checks (and no other)."""
+    with_claims = {name for name in FIGURES if get_figure(name).claims}
+    assert set(_claims_file()) == with_claims
+
+
+def test_the_verdicts_are_of_the_current_figure_definitions():
+    """Verdicts computed from another figure definition, store format or library version are
+    stale: run make ledger (without running anything at full scale, this compares the store
+    keys the verdicts came from with the figures' keys now)."""
+    import impactbandits
+    from impactbandits.experiments.spec import STORE_FORMAT
+
+    for name, entry in _claims_file().items():
+        figure = get_figure(name)
+        assert entry["store_format"] == STORE_FORMAT, name
+        assert entry["library"] == impactbandits.__version__, name
+        variants = {c.variant for c in figure.claims if c.check is not None}
+        assert set(entry["runs"]) == variants, name
+        for variant, source in entry["runs"].items():
+            spec = figure.spec(False, variant)
+            assert source["store_key"] == spec.store_key(), f"{name} ({variant}): make ledger"
+            assert source["seeds"] == spec.seeds, f"{name} ({variant}): make ledger"
+        recorded = [(c["text"], c["variant"], c["option"]) for c in entry["claim"]]
+        assert recorded == [(c.text, c.variant, c.option) for c in figure.claims], name
+
+
+def test_a_generated_figure_types_no_status_by_hand(ledger, tmp_path):
+    (tmp_path / "demo.toml").write_text(
+        '[[figure]]\nname = "x"\npaper = "p"\nauthors = "a"\nstatus = "reproduced"\n'
+    )
+    (tmp_path / "claims.toml").write_text(
+        '[figure."x"]\nstatus = "reproduced"\nstore_format = 2\nlibrary = "0"\ndate = "d"\n'
+        'runs."paper".store_key = "k"\nruns."paper".seeds = 1\n'
+    )
+    with pytest.raises(ledger.LedgerError, match="typed by hand"):
+        ledger.load(tmp_path)
+
+
+def test_ron_panels_are_what_the_reader_reads_off_the_authors_images(capsys):
+    """PAPER_PANELS (ron-fig1's claim) equals the output of benchmarks/fidelity/ron_panels.py
+    on the authors' images, where their checkout exists (authors_env.sh ron)."""
+    src = ROOT / "benchmarks/fidelity/.authors/ron/src/resources"
+    if not src.is_dir():
+        pytest.skip("authors' checkout not set up (benchmarks/fidelity/authors_env.sh ron)")
+    import math
+    import runpy
+
+    from impactbandits.experiments.papers.ron_claims import PAPER_PANELS
+
+    module = runpy.run_path(str(ROOT / "benchmarks/fidelity/ron_panels.py"))
+    for lam in ("0.0", "0.4", "0.8"):
+        read = module["read_panel"](src / f"lam_{lam}.jpg")
+        for name, values in read.items():
+            stored = PAPER_PANELS[(float(lam) if lam != "0.0" else 0, name)]
+            for got, want in zip(values, stored, strict=True):
+                assert (math.isnan(got) and math.isnan(want)) or round(got, 3) == want

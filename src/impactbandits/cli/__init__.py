@@ -37,7 +37,7 @@ LIST_WHAT = ("environments", "policies", "oracles", "figures")
 #: The runner's backends (:data:`impactbandits.experiments.runner.BACKENDS`, tested equal;
 #: repeated here so that ``--help`` does not import the runner).
 BACKENDS = ("serial", "process", "dask")
-VARIANTS = ("paper", "authors-code")
+VARIANTS = ("paper", "authors-code", "authors-ucb1")
 
 
 def _run_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -179,7 +179,8 @@ def run(
     default="paper",
     show_default=True,
     help="authors-code: every component as in the authors' published code (figures whose "
-    "authors published code; see the fidelity ledger).",
+    "authors published code; see the fidelity ledger); authors-ucb1 (ron-fig1, ron-fig2): "
+    "only SRUM's black box as in the authors' code.",
 )
 @_run_options
 @_guard

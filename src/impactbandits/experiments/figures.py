@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure as MplFigure
 
     from impactbandits.core.environment import Environment
+    from impactbandits.experiments.claims import Claim
 
 __all__ = [
     "FIGURES",
@@ -48,7 +49,12 @@ class Figure:
     """Draw the paper's panels from a finished run directory; returns the PNG paths."""
     variants: tuple[str, ...] = ("paper",)
     """``"paper"`` (the default) and, where the authors published code that differs from the
-    paper, ``"authors-code"``: every component switched to its authors' code behaviour."""
+    paper, ``"authors-code"``: every component switched to its authors' code behaviour; a
+    figure may name other readings (``ron-fig1``'s ``"authors-ucb1"``: only the black box as in
+    the authors' code), each built as ``build(quick, variant=NAME)``."""
+    claims: tuple[Claim, ...] = ()
+    """The paper's claims about this figure as checks on its full-scale run
+    (:mod:`~impactbandits.experiments.claims`): the fidelity ledger's status and numbers."""
 
     def spec(self, quick: bool = False, variant: str = "paper") -> ExperimentSpec:
         """The figure's experiment at full or ``--quick`` scale, in the given ``variant``.

@@ -44,7 +44,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from impactbandits.experiments.claims import Claim
 from impactbandits.experiments.figures import Figure, quick_name
+from impactbandits.experiments.papers.lindner_claims import FIG1_CLAIMS
 from impactbandits.experiments.spec import ExperimentSpec
 
 if TYPE_CHECKING:
@@ -433,7 +435,9 @@ def render(run_dir: Path) -> list[Path]:
     return render_rested(run_dir)
 
 
-def _figure(name: str, title: str, source: str, build: Any) -> Figure:
+def _figure(
+    name: str, title: str, source: str, build: Any, claims: tuple[Claim, ...] = ()
+) -> Figure:
     return Figure(
         name=name,
         title=title,
@@ -441,6 +445,7 @@ def _figure(name: str, title: str, source: str, build: Any) -> Figure:
         build=build,
         render=render,
         variants=("paper", "authors-code"),
+        claims=claims,
     )
 
 
@@ -449,6 +454,7 @@ FIG1 = _figure(
     "Single-peaked bandit where external-regret algorithms fail",
     "Lindner et al. 2021, Figure 1",
     fig1,
+    FIG1_CLAIMS,
 )
 SINGLE_PEAKED = _figure(
     "lindner-single-peaked",

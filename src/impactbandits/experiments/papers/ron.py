@@ -16,6 +16,9 @@ approximation phases when some gap Δ_i lies within β of λ).
 behaviour of the authors' code (tomron/CSRviaMAB): SRUM's and the environment's
 ``variant = "authors-code"`` (UCB1 capped at 1 and kept warm, α with K, L = c for f_sft, the
 penalty evaluated at μ̂); the experiment name gets the suffix ``-authors-code``.
+``variant="authors-ucb1"`` changes only the black box: the authors' UCB1 (index capped at 1,
+ln T of the horizon; SRUM's ``black_box_params = {variant = "authors-code"}``), the reading
+under which the published Figure 1 panels are matched at every point (the fidelity ledger).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from matplotlib.figure import Figure as MplFigure
 
 from impactbandits.errors import SpecError
 from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
+from impactbandits.experiments.papers.ron_claims import FIG1_CLAIMS, FIG2_CLAIMS
 from impactbandits.experiments.spec import ExperimentSpec
 
 MEANS = [round(0.2 + 0.15 * i, 2) for i in range(6)]
@@ -37,7 +41,7 @@ NAMES = {"uniform": "f_uni", "linear": "f_lin", "softmax": "f_sft"}
 FULL_HORIZONS = [1_000, 5_000, 10_000, 50_000, 100_000, 200_000]
 QUICK_HORIZONS = [1_000, 10_000, 100_000]
 FULL_SEEDS, QUICK_SEEDS = 200, 10
-VARIANTS = ("paper", "authors-code")
+VARIANTS = ("paper", "authors-code", "authors-ucb1")
 #: SRUM's phases, in the order of the stacked bars of Figure 2.
 PHASES = ("phase_1", "phase_2", "phase_3", "phase_4")
 
@@ -50,7 +54,7 @@ def _env(fairness: str, lam: float, variant: str = "paper") -> dict[str, Any]:
         "fairness": fairness,
         "transfer_cost": lam,
     }
-    if variant != "paper":
+    if variant == "authors-code":
         env["variant"] = variant
     return env
 
@@ -61,8 +65,11 @@ def _spec(
     if variant not in VARIANTS:
         raise SpecError("variant", f"unknown variant {variant!r}; allowed: {', '.join(VARIANTS)}")
     policy: dict[str, Any] = {"kind": "srum", "label": "SRUM"}
-    if variant != "paper":
+    if variant == "authors-code":
         policy["variant"] = variant
+    if variant == "authors-ucb1":
+        policy["black_box_params"] = {"variant": "authors-code"}
+    if variant != "paper":
         name = f"{name}-{variant}"
     return scaled_spec(
         name,
@@ -184,6 +191,7 @@ FIG1 = Figure(
     fig1,
     render_fig1,
     variants=VARIANTS,
+    claims=FIG1_CLAIMS,
 )
 FIG2 = Figure(
     "ron-fig2",
@@ -192,4 +200,5 @@ FIG2 = Figure(
     fig2,
     render_fig2,
     variants=VARIANTS,
+    claims=FIG2_CLAIMS,
 )

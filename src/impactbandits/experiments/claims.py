@@ -1,0 +1,151 @@
+"""A paper's claims as checks on stored results: what the fidelity ledger says of a figure.
+
+Each registered figure (:class:`~impactbandits.experiments.figures.Figure`) lists its paper's
+claims as :class:`Claim` objects next to its definition. A claim's ``check`` reads the tidy
+table of the figure's full-scale run (:func:`~impactbandits.experiments.figures.load_run`: data
+only, nothing a stored spec names is imported) and returns a :class:`Verdict`: whether the claim
+holds, and the numbers it computed, as a sentence. The ledger's status of a figure is
+:func:`status` of its verdicts, and its measured numbers are the verdicts' sentences: nothing
+there is typed by hand.
+
+A claim may be checked under a named option (``option``: the run of another variant or setting
+of the figure) to show that the paper's behaviour appears there; or be ``unavailable`` (the
+paper's text or figure could not be read), with what was compared instead.
+
+The helpers below compute the usual quantities: the rows at the end of each run
+(:func:`final`), and paired differences over seeds with a 95 % t-interval
+(:func:`paired_difference`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "STATUSES",
+    "Claim",
+    "Gap",
+    "Verdict",
+    "final",
+    "paired_difference",
+    "significant",
+    "status",
+]
+
+#: The ledger's statuses: the claims hold under the paper's defaults; they hold only under a
+#: named option (the figure's default says so on its face); they do not hold (with the evidence
+#: and the readings tried); the paper's claim or figure could not be read.
+STATUSES = ("reproduced", "reproduced-with-option", "not-reproduced", "not-checkable")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A claim's outcome on stored results: ``passed``, and the numbers behind it."""
+
+    passed: bool
+    measured: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper about a figure, and its check on the figure's full-scale run."""
+
+    text: str
+    """The paper's claim, one line (with its section or figure)."""
+    check: Callable[[pd.DataFrame], Verdict] | None = None
+    """The check on the run's tidy table; ``None`` when the claim is :attr:`unavailable`."""
+    variant: str = "paper"
+    """The figure variant whose run the check reads (``"paper"`` or ``"authors-code"``)."""
+    option: str = ""
+    """Empty for the paper's defaults; else the named option under which the claim is checked
+    (a variant of the figure), as a reader would set it."""
+    unavailable: str = ""
+    """Why the claim cannot be checked, and what was compared instead."""
+
+
+def status(claims: Sequence[Claim], verdicts: Sequence[Verdict | None]) -> str:
+    """A figure's status from its claims and their verdicts (``None`` for an unavailable claim):
+
+    * ``not-checkable`` when no claim can be checked;
+    * ``reproduced`` when every checkable claim under the paper's defaults passes;
+    * ``reproduced-with-option`` when each default claim that fails passes under an option
+      (a claim with the same text and an ``option``);
+    * ``not-reproduced`` otherwise.
+    """
+    pairs = [(c, v) for c, v in zip(claims, verdicts, strict=True) if v is not None]
+    if not pairs:
+        return "not-checkable"
+    defaults = [(c, v) for c, v in pairs if not c.option]
+    failing = [c.text for c, v in defaults if not v.passed]
+    if not failing:
+        return "reproduced"
+    rescued = {c.text for c, v in pairs if c.option and v.passed}
+    return "reproduced-with-option" if all(t in rescued for t in failing) else "not-reproduced"
+
+
+def final(table: pd.DataFrame, horizon: int | None = None) -> pd.DataFrame:
+    """The rows at the end of the runs of horizon ``horizon`` (default: the largest), one per
+    (environment, policy, seed)."""
+    wanted = int(table["horizon"].max()) if horizon is None else horizon
+    rows = table[(table["horizon"] == wanted) & (table["time"] == wanted)]
+    return rows.drop_duplicates(["environment", "policy", "seed"])
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Mean of the paired differences a − b over seeds, its 95 % t half-width and the number
+    of seeds."""
+
+    mean: float
+    half: float
+    n: int
+
+    @property
+    def below(self) -> bool:
+        """a < b with 95 % confidence (the interval lies below 0)."""
+        return self.mean + self.half < 0
+
+    def __str__(self) -> str:
+        return f"{significant(self.mean)} ± {significant(self.half)} (n = {self.n})"
+
+
+def paired_difference(
+    rows: pd.DataFrame, metric: str, a: str, b: str, column: str = "policy"
+) -> Gap:
+    """``metric`` where ``column`` is ``a`` minus where it is ``b``, paired by seed and the
+    other of (environment, policy), with ``horizon`` if the rows hold several: policies
+    compared within each environment, or environments (the same seeds: common random
+    numbers) within each policy."""
+    from scipy import stats
+
+    other = "environment" if column == "policy" else "policy"
+    index = [other, "seed"] + (["horizon"] if rows["horizon"].nunique() > 1 else [])
+    wide = rows.pivot_table(index=index, columns=column, values=metric, observed=True)
+    diff = (wide[a] - wide[b]).dropna().to_numpy(dtype=float)
+    n = diff.size
+    if n == 0:
+        raise ValueError(f"no seeds with both {a!r} and {b!r}")
+    half = float(stats.t.ppf(0.975, n - 1) * diff.std(ddof=1) / np.sqrt(n)) if n > 1 else np.inf
+    return Gap(float(diff.mean()), half, n)
+
+
+def significant(x: float) -> str:
+    """Three significant figures: ``0.000624``, ``12.3``, ``1,230``; an exponent below 10⁻⁴
+    and from 10⁹."""
+    if not np.isfinite(x):
+        return str(x)
+    if x == 0:
+        return "0"
+    if not 1e-4 <= abs(x) < 1e9:
+        return f"{x:.2e}"
+    if abs(x) < 1000:
+        return f"{x:.3g}"
+    digits = int(np.floor(np.log10(abs(x))))
+    return f"{round(x, 2 - digits):,.0f}"

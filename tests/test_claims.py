@@ -1,0 +1,83 @@
+"""Paper claims as checks (impactbandits.experiments.claims): the status rules, the paired
+differences (against values computed by hand) and the rows a check reads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from impactbandits.experiments.claims import (
+    Claim,
+    Verdict,
+    final,
+    paired_difference,
+    significant,
+    status,
+)
+from impactbandits.experiments.figures import FIGURES, get_figure
+
+YES, NO = Verdict(True, "x"), Verdict(False, "x")
+
+
+def test_status_rules():
+    a, b = Claim("a", lambda t: YES), Claim("b", lambda t: YES)
+    b_option = Claim("b", lambda t: YES, option="--variant authors-code")
+    gone = Claim("c", unavailable="the paper's figure is not public")
+    assert status([a, b], [YES, YES]) == "reproduced"
+    assert status([a, b], [YES, NO]) == "not-reproduced"
+    assert status([a, b, b_option], [YES, NO, YES]) == "reproduced-with-option"
+    assert status([a, b, b_option], [YES, NO, NO]) == "not-reproduced"
+    assert status([a, b, b_option], [NO, NO, YES]) == "not-reproduced"  # a has no option
+    assert status([gone], [None]) == "not-checkable"
+    assert status([a, gone], [YES, None]) == "reproduced"
+
+
+def _table():
+    # two environments, two policies, three seeds; horizons 10 and 20 (time = horizon rows
+    # and one earlier checkpoint each)
+    rows = []
+    values = {("e1", "A"): [1.0, 2.0, 3.0], ("e1", "B"): [2.0, 2.5, 5.0],
+              ("e2", "A"): [0.0, 0.0, 1.0], ("e2", "B"): [1.0, 3.0, 1.5]}  # fmt: skip
+    for (env, policy), per_seed in values.items():
+        for seed, v in enumerate(per_seed):
+            for horizon in (10, 20):
+                rows.append((env, policy, horizon, horizon // 2, seed, -1.0))
+                rows.append((env, policy, horizon, horizon, seed, v * horizon / 20))
+    return pd.DataFrame(
+        rows, columns=["environment", "policy", "horizon", "time", "seed", "per_step_regret"]
+    )
+
+
+def test_final_reads_the_end_of_the_largest_horizon():
+    rows = final(_table())
+    assert len(rows) == 12 and set(rows["horizon"]) == {20} and set(rows["time"]) == {20}
+    assert set(final(_table(), 10)["time"]) == {10}
+
+
+def test_paired_difference_by_hand():
+    gap = paired_difference(final(_table()), "per_step_regret", "A", "B")
+    # differences A − B per (environment, seed): −1, −0.5, −2, −1, −3, −0.5
+    diffs = np.array([-1.0, -0.5, -2.0, -1.0, -3.0, -0.5])
+    assert gap.n == 6 and gap.mean == pytest.approx(diffs.mean())
+    # t_{0.975, 5} = 2.570581836614739 (tables), sd by hand
+    sd = np.sqrt(((diffs - diffs.mean()) ** 2).sum() / 5)
+    assert gap.half == pytest.approx(2.570581836614739 * sd / np.sqrt(6))
+    assert gap.below
+    assert not paired_difference(final(_table()), "per_step_regret", "B", "A").below
+
+
+def test_significant_figures():
+    assert significant(0.000624123) == "0.000624"
+    assert significant(1234.5) == "1,230" and significant(-98765.0) == "-98,800"
+    assert significant(12.345) == "12.3" and significant(3e-6) == "3.00e-06"
+    assert significant(0.0) == "0" and significant(float("inf")) == "inf"
+
+
+def test_every_figures_claims_are_well_formed():
+    for name in FIGURES:
+        figure = get_figure(name)
+        for claim in figure.claims:
+            assert claim.text.strip(), name
+            assert (claim.check is None) == bool(claim.unavailable), (name, claim.text)
+            assert claim.variant in figure.variants, (name, claim.text)

@@ -36,6 +36,11 @@ from impactbandits.experiments.figures import (
     quick_name,
     save_png,
 )
+from impactbandits.experiments.papers.patil_claims import (
+    HEIDARI_CLAIMS,
+    RANDOM_CLAIMS,
+    lower_bound_claims,
+)
 from impactbandits.experiments.plots import outside_legend
 from impactbandits.experiments.spec import ExperimentSpec
 
@@ -248,6 +253,7 @@ HEIDARI = Figure(
     "Patil et al. 2023, Appendix F, Figure 10",
     heidari,
     render_curves_and_ratio,
+    claims=HEIDARI_CLAIMS,
 )
 RANDOM = Figure(
     "patil-random",
@@ -255,6 +261,7 @@ RANDOM = Figure(
     "Patil et al. 2023, Appendix F, Figure 11",
     random_instances,
     render_curves_and_ratio,
+    claims=RANDOM_CLAIMS,
 )
 POTENTIAL = Figure(
     "patil-potential",
@@ -269,4 +276,5 @@ LOWER_BOUND = Figure(
     "Patil et al. 2023, Section 3 (Theorems 2 and 3)",
     lower_bound,
     render_lower_bound,
+    claims=lower_bound_claims(LOWER_BOUND_PULLS),
 )

@@ -20,6 +20,7 @@ from typing import Any
 from matplotlib.figure import Figure as MplFigure
 
 from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
+from impactbandits.experiments.papers.rotting_claims import ABRUPT_CLAIMS
 from impactbandits.experiments.spec import ExperimentSpec
 
 FULL_T, QUICK_T = 25_000, 3_000
@@ -89,6 +90,7 @@ ABRUPT = Figure(
     "Seznec et al. 2019, Figure 2 (RAW-UCB: Seznec et al. 2020)",
     abrupt,
     render,
+    claims=ABRUPT_CLAIMS,
 )
 SMOOTH = Figure(
     "rotting-smooth",

@@ -81,3 +81,21 @@ def test_every_figures_claims_are_well_formed():
             assert claim.text.strip(), name
             assert (claim.check is None) == bool(claim.unavailable), (name, claim.text)
             assert claim.variant in figure.variants, (name, claim.text)
+
+
+@pytest.mark.parametrize("variant", ["paper", "authors-code"])
+def test_a_figure_that_contradicts_its_paper_says_so_on_its_face(tmp_path, variant):
+    """lindner-gaussian's PNGs (and so its report's headings) carry the variant's note."""
+    from PIL import Image
+
+    from impactbandits import run_experiment
+
+    figure = get_figure("lindner-gaussian")
+    spec = figure.spec(True, variant).replace(seeds=1, horizons=(50, 100))
+    run_experiment(spec, tmp_path, backend="serial")
+    pngs = figure.draw(tmp_path, variant)
+    assert pngs
+    for png in pngs:
+        title = Image.open(png).info["Title"]
+        assert figure.notes[variant] in title
+    assert ("reverse of the paper" in figure.notes[variant]) == (variant == "paper")

@@ -213,7 +213,7 @@ def reproduce(
     run_dir = _execute(spec, out, backend, workers, scheduler, batch_size, progress)
 
     def draw() -> Path:
-        extra = figure.render(run_dir) if figure.render is not None else []
+        extra = figure.draw(run_dir, variant)
         return write_report(run_dir, extra_figures=extra)
 
     flags = "".join(

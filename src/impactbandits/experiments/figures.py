@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,8 +45,9 @@ class Figure:
     build: Callable[..., ExperimentSpec]
     """``build(quick)``: the experiment; ``quick=True`` gives the reduced grid. A figure with
     an authors'-code counterpart is built as ``build(quick, variant="authors-code")`` too."""
-    render: Callable[[Path], list[Path]] | None = None
-    """Draw the paper's panels from a finished run directory; returns the PNG paths."""
+    render: Callable[..., list[Path]] | None = None
+    """Draw the paper's panels from a finished run directory; returns the PNG paths. A figure
+    with :attr:`notes` has a renderer that also takes ``note=`` (a line for each PNG's face)."""
     variants: tuple[str, ...] = ("paper",)
     """``"paper"`` (the default) and, where the authors published code that differs from the
     paper, ``"authors-code"``: every component switched to its authors' code behaviour; a
@@ -55,6 +56,18 @@ class Figure:
     claims: tuple[Claim, ...] = ()
     """The paper's claims about this figure as checks on its full-scale run
     (:mod:`~impactbandits.experiments.claims`): the fidelity ledger's status and numbers."""
+    notes: Mapping[str, str] = field(default_factory=dict)
+    """Per variant, a line the figure's PNGs (and so its report) carry on their face: where
+    that variant's figure shows the opposite of the paper, and which variant shows the paper's
+    behaviour."""
+
+    def draw(self, run_dir: Path, variant: str = "paper") -> list[Path]:
+        """The renderer's PNGs for a finished run of ``variant`` (none without a renderer),
+        with the variant's note on their face."""
+        if self.render is None:
+            return []
+        note = self.notes.get(variant, "")
+        return self.render(run_dir, note=note) if note else self.render(run_dir)
 
     def spec(self, quick: bool = False, variant: str = "paper") -> ExperimentSpec:
         """The figure's experiment at full or ``--quick`` scale, in the given ``variant``.

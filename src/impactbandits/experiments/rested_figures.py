@@ -40,10 +40,13 @@ _TITLES = {"per_step_regret": "per-step policy regret", "competitive_ratio": "co
 
 
 def render_rested(
-    run_dir: Path, metrics: tuple[str, ...] = ("per_step_regret",), pulls_panel: bool = True
+    run_dir: Path,
+    metrics: tuple[str, ...] = ("per_step_regret",),
+    pulls_panel: bool = True,
+    note: str = "",
 ) -> list[Path]:
     """One PNG per environment in ``RUN_DIR/figures/`` with the panels described above; one
-    panel per entry of ``metrics`` (against T)."""
+    panel per entry of ``metrics`` (against T); ``note``: a second title line on each."""
     from impactbandits.oracles.allocation import optimal_allocation
 
     spec, table = load_run(run_dir)
@@ -79,6 +82,6 @@ def render_rested(
             optimal = pd.DataFrame({"horizon": horizons, "pulls": allocation.counts[horizons, 0]})
             plot_pulls_vs_horizon(rows, axes[-1], arm=0, optimal=optimal)
             axes[-1].set_title("pulls of arm 0 (the paper's arm 1)")
-        fig.suptitle(f"{spec.name}: {env_spec.label}")
+        fig.suptitle(f"{spec.name}: {env_spec.label}" + (f"\n{note}" if note else ""))
         paths.append(save_png(fig, run_dir, f"{spec.name}-{figure_stem(env_spec.label)}"))
     return paths

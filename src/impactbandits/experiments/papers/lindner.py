@@ -46,7 +46,11 @@ import numpy as np
 
 from impactbandits.experiments.claims import Claim
 from impactbandits.experiments.figures import Figure, quick_name
-from impactbandits.experiments.papers.lindner_claims import FIG1_CLAIMS
+from impactbandits.experiments.papers.lindner_claims import (
+    FIG1_CLAIMS,
+    GAUSSIAN_CLAIMS,
+    GAUSSIAN_NOTES,
+)
 from impactbandits.experiments.spec import ExperimentSpec
 
 if TYPE_CHECKING:
@@ -427,16 +431,21 @@ def recommender(quick: bool, variant: str = "paper") -> ExperimentSpec:
     )
 
 
-def render(run_dir: Path) -> list[Path]:
+def render(run_dir: Path, note: str = "") -> list[Path]:
     """The paper's panels per environment: reward curves; per-step regret vs T; for two arms,
-    pulls of arm 1 (index 0) vs T beside the optimal count."""
+    pulls of arm 1 (index 0) vs T beside the optimal count; ``note`` on each PNG's face."""
     from impactbandits.experiments.rested_figures import render_rested
 
-    return render_rested(run_dir)
+    return render_rested(run_dir, note=note)
 
 
 def _figure(
-    name: str, title: str, source: str, build: Any, claims: tuple[Claim, ...] = ()
+    name: str,
+    title: str,
+    source: str,
+    build: Any,
+    claims: tuple[Claim, ...] = (),
+    notes: dict[str, str] | None = None,
 ) -> Figure:
     return Figure(
         name=name,
@@ -446,6 +455,7 @@ def _figure(
         render=render,
         variants=("paper", "authors-code"),
         claims=claims,
+        notes=notes or {},
     )
 
 
@@ -473,6 +483,8 @@ GAUSSIAN = _figure(
     "Stationary Gaussian bandits: SPO vs UCB",
     "Lindner et al. 2021, Appendix D.3, Figure 11",
     gaussian,
+    GAUSSIAN_CLAIMS,
+    GAUSSIAN_NOTES,
 )
 FICO = _figure(
     "lindner-fico",

@@ -82,8 +82,8 @@ def test_the_verdicts_are_of_the_current_figure_definitions():
         assert entry["store_format"] == STORE_FORMAT, name
         assert entry["library"] == impactbandits.__version__, name
         variants = {c.variant for c in figure.claims if c.check is not None}
-        assert set(entry["runs"]) == variants, name
-        for variant, source in entry["runs"].items():
+        assert set(entry.get("runs", {})) == variants, name
+        for variant, source in entry.get("runs", {}).items():
             spec = figure.spec(False, variant)
             assert source["store_key"] == spec.store_key(), f"{name} ({variant}): make ledger"
             assert source["seeds"] == spec.seeds, f"{name} ({variant}): make ledger"

@@ -104,7 +104,7 @@ def dump(data: dict[str, dict[str, Any]]) -> str:
         for key in ("status", "store_format", "library", "date"):
             value = entry[key]
             lines.append(f"{key} = {_toml_string(value) if isinstance(value, str) else value}")
-        for variant, source in sorted(entry["runs"].items()):
+        for variant, source in sorted(entry.get("runs", {}).items()):
             prefix = f"runs.{_toml_string(variant)}"
             lines.append(f"{prefix}.store_key = {_toml_string(source['store_key'])}")
             lines.append(f"{prefix}.seeds = {source['seeds']}")

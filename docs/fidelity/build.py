@@ -154,11 +154,13 @@ def _claims(entry: dict) -> list[str]:
     """The paper's claims and their checks' verdicts on the stored runs (claims.toml)."""
     runs = "; ".join(
         f"{variant}: store key {source['store_key']}, {source['seeds']} seeds"
-        for variant, source in sorted(entry["runs"].items())
+        for variant, source in sorted(entry.get("runs", {}).items())
     )
+    head = "- **Claims, checked on the full-scale run**" if runs else "- **Claims**"
+    source = f"; {runs}" if runs else ""
     out = [
-        f"- **Claims, checked on the full-scale run** (`make ledger`, {entry['date']}; "
-        f"library {entry['library']}, store format {entry['store_format']}; {runs}):"
+        f"{head} (`make ledger`, {entry['date']}; library {entry['library']}, store format "
+        f"{entry['store_format']}{source}):"
     ]
     for claim in entry["claim"]:
         passed = claim.get("passed")

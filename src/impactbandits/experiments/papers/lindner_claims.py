@@ -68,6 +68,32 @@ def _spo_sublinear(table: pd.DataFrame) -> Verdict:
     )
 
 
+#: Corollary 1's failure probability as lindner-fig1 sets it for SPO-δ (its δ-intervals all hold
+#: with probability at least 0.95 over a run).
+FAILURE_PROBABILITY = 0.05
+#: A run "fails" when its regret at T is an order of magnitude above the median run's.
+FAILED_RUN = 10.0
+
+
+def _failures_allowed(table: pd.DataFrame) -> Verdict:
+    from scipy import stats
+
+    spo = final(table[table["policy"] == "SPO"])
+    regret = spo.set_index("seed")["regret"].astype(float)
+    median = float(regret.median())
+    failed = regret[regret > FAILED_RUN * median]
+    n, k = regret.size, failed.size
+    tail = float(stats.binom.sf(k - 1, n, FAILURE_PROBABILITY)) if k else 1.0
+    worst = ", ".join(f"seed {int(s)} ({significant(float(v))})" for s, v in failed.items())
+    return Verdict(
+        tail >= 0.05,
+        f"{k} of {n} runs failed (regret at T = {int(spo['horizon'].iloc[0]):,} above "
+        f"{FAILED_RUN:g}x the median run's {significant(median)}){': ' + worst if k else ''}; "
+        f"P(at least {k} of {n} | failure probability {FAILURE_PROBABILITY:g}) = {tail:.3f} "
+        "(allowed: at least 0.05)",
+    )
+
+
 FIG1_CLAIMS = (
     Claim(
         "SPO's policy regret is below every baseline's (Figure 1: greedy, one-step optimistic, "
@@ -82,6 +108,11 @@ FIG1_CLAIMS = (
     Claim(
         "SPO's policy regret is sub-linear: its per-step regret falls as T grows",
         _spo_sublinear,
+    ),
+    Claim(
+        "SPO-δ fails (its intervals miss) in no more runs than Corollary 1's failure "
+        "probability allows",
+        _failures_allowed,
     ),
 )
 

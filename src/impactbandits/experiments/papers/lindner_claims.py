@@ -84,7 +84,7 @@ def _failures_allowed(table: pd.DataFrame) -> Verdict:
     failed = regret[regret > FAILED_RUN * median]
     n, k = regret.size, failed.size
     tail = float(stats.binom.sf(k - 1, n, FAILURE_PROBABILITY)) if k else 1.0
-    worst = ", ".join(f"seed {int(s)} ({significant(float(v))})" for s, v in failed.items())
+    worst = ", ".join(f"seed {s} ({significant(float(v))})" for s, v in failed.items())
     return Verdict(
         tail >= 0.05,
         f"{k} of {n} runs failed (regret at T = {int(spo['horizon'].iloc[0]):,} above "

@@ -30,7 +30,7 @@ from typing import Any
 from matplotlib.figure import Figure as MplFigure
 
 from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
-from impactbandits.experiments.papers.cella_claims import FIG2_CLAIMS
+from impactbandits.experiments.papers.cella_claims import FIG2_CLAIMS, FIG3_CLAIMS
 from impactbandits.experiments.spec import ExperimentSpec
 
 FIG2_MEANS = [0.0, 1 / 3, 2 / 3, 4 / 5, 13 / 15, 14 / 15, 1.0]
@@ -161,4 +161,5 @@ FIG3 = Figure(
     "Cella & Cesa-Bianchi 2020, Figure 3 and Fact 1",
     fig3,
     render,
+    claims=FIG3_CLAIMS,
 )

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from impactbandits.experiments.claims import Claim, Verdict, final, significant
+from impactbandits.experiments.claims import (
+    Claim,
+    Verdict,
+    final,
+    paired_difference,
+    significant,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COMPETITIVE", "FIG2_CLAIMS"]
+__all__ = ["COMPETITIVE", "FIG2_CLAIMS", "FIG3_CLAIMS"]
 
 #: "Competitive": π_ucb's mean regret at T at most this multiple of π_low's (the paper gives no
 #: number; this is the reading the check applies).
@@ -40,5 +46,45 @@ FIG2_CLAIMS = (
         CLAIM,
         lambda table: _competitive("π_ucb (width 0.5)", table),
         option="π_ucb with width_scale = 0.5 (drawn in the figure)",
+    ),
+)
+
+
+UNIT, FREE = "g(1) = g(2), unit switching cost", "g(1) = g(2), no switching cost"
+
+
+def _low_wins_with_cost(table: pd.DataFrame) -> Verdict:
+    rows = final(table)
+    rows = rows[rows["environment"] == UNIT]
+    gap = paired_difference(rows, "regret", "π_low", "π_ucb")
+    switches = rows.groupby("policy", observed=True)["phase_switches"].mean()
+    return Verdict(
+        gap.below,
+        f"unit switching cost, regret at T: π_low minus π_ucb {gap} (paired over seeds); mean "
+        f"policy switches π_low {switches['π_low']:.1f}, π_ucb {switches['π_ucb']:.1f}",
+    )
+
+
+def _negative_without_cost(table: pd.DataFrame) -> Verdict:
+    rows = final(table)
+    rows = rows[rows["environment"] == FREE]
+    means = rows.groupby("policy", observed=True)["regret"].mean()
+    gap = paired_difference(rows, "regret", "π_ucb", "π_low")
+    return Verdict(
+        bool((means < 0).all()) and gap.below,
+        f"no switching cost, mean regret at T: π_low {significant(float(means['π_low']))}, "
+        f"π_ucb {significant(float(means['π_ucb']))} (negative: switching between the two "
+        f"optimal ranking policies beats either, Fact 1); π_ucb minus π_low {gap}",
+    )
+
+
+FIG3_CLAIMS = (
+    Claim(
+        "With a unit switching cost π_low beats π_ucb (few switches) (§8, Figure 3)",
+        _low_wins_with_cost,
+    ),
+    Claim(
+        "Without switching cost both regrets become negative (Fact 1) and π_ucb beats π_low",
+        _negative_without_cost,
     ),
 )

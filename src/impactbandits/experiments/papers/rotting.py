@@ -20,7 +20,7 @@ from typing import Any
 from matplotlib.figure import Figure as MplFigure
 
 from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
-from impactbandits.experiments.papers.rotting_claims import ABRUPT_CLAIMS
+from impactbandits.experiments.papers.rotting_claims import ABRUPT_CLAIMS, SMOOTH_CLAIMS
 from impactbandits.experiments.spec import ExperimentSpec
 
 FULL_T, QUICK_T = 25_000, 3_000
@@ -98,4 +98,5 @@ SMOOTH = Figure(
     "impactbandits: Seznec et al. 2019's Figure 2 arms with a smooth decay",
     smooth,
     render,
+    claims=SMOOTH_CLAIMS,
 )

@@ -3,6 +3,7 @@ run (:mod:`impactbandits.experiments.claims`)."""
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 from impactbandits.experiments.claims import Claim, Verdict, final, paired_difference
@@ -10,7 +11,7 @@ from impactbandits.experiments.claims import Claim, Verdict, final, paired_diffe
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FIG2_CLAIMS"]
+__all__ = ["FIG2_CLAIMS", "FIG3_CLAIMS"]
 
 AD_UCB = "ours (AD-UCB)"
 PANEL_A = "(a) action-dependent, γ = 0"
@@ -88,4 +89,54 @@ FIG2_CLAIMS = (
         _hd_ucb_below,
     ),
     Claim("HD-UCB is 'relatively robust' to γ", _robust),
+)
+
+
+LEARNER_20 = "ours (HD-UCB)"
+LEARNER_THEORY = "ours (HD-UCB, theory ε)"
+CLAIM_K = (
+    "'It is expected to see that the slope of the regret curve is proportionally increasing "
+    "along with increasing K' (Figure 3(a–c)): HD-UCB's regret at T rises with K"
+)
+CLAIM_BEATS = "'Our algorithm outperforms other baselines when K goes large' (Figure 3(a–c))"
+
+
+def _k_panels(table: pd.DataFrame) -> pd.DataFrame:
+    rows = final(table)
+    return rows[rows["environment"].astype(str).str.contains("K = [345]", regex=True)]
+
+
+def _rises_with_k(learner: str, table: pd.DataFrame) -> Verdict:
+    rows = _k_panels(table)
+    means = rows[rows["policy"] == learner].groupby("environment", observed=True)["regret"]
+    ordered = sorted(means.mean().dropna().items(), key=lambda kv: str(kv[0]))
+    values = [float(m) for _, m in ordered]
+    rising = all(b > a for a, b in itertools.pairwise(values))
+    text = ", ".join(f"{env} {m:,.0f}" for env, m in ordered)
+    return Verdict(
+        rising, f"{learner}, mean regret at T: {text} (rising with K: each above the last)"
+    )
+
+
+def _beats_at_every_k(learner: str, table: pd.DataFrame) -> Verdict:
+    rows = _k_panels(table)
+    text, ok = [], True
+    for env in sorted(rows["environment"].astype(str).unique()):
+        panel = rows[rows["environment"] == env]
+        gaps = {
+            b: paired_difference(panel, "regret", learner, b) for b in ("EXP3", "D-UCB", "SW-UCB")
+        }
+        ok = ok and all(g.below for g in gaps.values())
+        text.append(f"{env}: " + ", ".join(f"{b} {g}" for b, g in gaps.items()))
+    return Verdict(ok, f"{learner} minus baseline, regret at T, paired (95 %): " + "; ".join(text))
+
+
+FIG3_CLAIMS = (
+    Claim(CLAIM_BEATS, lambda table: _beats_at_every_k(LEARNER_THEORY, table)),
+    Claim(CLAIM_K, lambda table: _rises_with_k(LEARNER_THEORY, table)),
+    Claim(
+        CLAIM_K,
+        lambda table: _rises_with_k(LEARNER_20, table),
+        option="HD-UCB with 1/ε = 20 for every K (drawn in the figure)",
+    ),
 )

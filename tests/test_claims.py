@@ -10,6 +10,8 @@ import pytest
 from impactbandits.experiments.claims import (
     Claim,
     Verdict,
+    below_every,
+    ends,
     final,
     paired_difference,
     significant,
@@ -65,6 +67,29 @@ def test_paired_difference_by_hand():
     assert gap.half == pytest.approx(2.570581836614739 * sd / np.sqrt(6))
     assert gap.below
     assert not paired_difference(final(_table()), "per_step_regret", "B", "A").below
+
+
+def test_below_every_environment_by_hand():
+    rows = final(_table())
+    # A − B per seed: e1 −1, −0.5, −2; e2 −1, −3, −0.5. Pooled (n = 6) A is below B (see
+    # above), but per environment n = 3: e1's mean −7/6 with half-width
+    # t_{0.975, 2} = 4.302653 × sd 0.764 / √3 = 1.90 reaches above 0, so not below in every one
+    ok, text = below_every(rows, "per_step_regret", "A", ["B"])
+    assert not ok and text.startswith("e1: B -1.17 ± 1.9") and "; e2: B " in text
+    shifted = rows.copy()
+    shifted.loc[shifted["policy"] == "B", "per_step_regret"] = (
+        shifted.loc[shifted["policy"] == "A", "per_step_regret"].to_numpy() + 1.0
+    )  # B = A + 1 exactly: a zero-width interval below 0 in each environment
+    assert below_every(shifted, "per_step_regret", "A", ["B"])[0]
+    one = shifted[shifted["environment"] == "e1"]
+    ok, text = below_every(one, "per_step_regret", "A", ["B"])
+    assert ok and text.startswith("B -1 ")  # one environment: no label
+    assert not below_every(shifted, "per_step_regret", "B", ["A"])[0]
+
+
+def test_ends_keeps_one_last_row_per_run():
+    rows = ends(_table())
+    assert len(rows) == 24 and (rows["time"] == rows["horizon"]).all()
 
 
 def test_significant_figures():

@@ -33,6 +33,8 @@ __all__ = [
     "Claim",
     "Gap",
     "Verdict",
+    "below_every",
+    "ends",
     "final",
     "paired_difference",
     "significant",
@@ -90,12 +92,18 @@ def status(claims: Sequence[Claim], verdicts: Sequence[Verdict | None]) -> str:
     return "reproduced-with-option" if all(t in rescued for t in failing) else "not-reproduced"
 
 
+def ends(table: pd.DataFrame) -> pd.DataFrame:
+    """Every run's last row: one per (environment, policy, horizon, seed)."""
+    rows = table[table["time"] == table["horizon"]]
+    return rows.drop_duplicates(["environment", "policy", "horizon", "seed"])
+
+
 def final(table: pd.DataFrame, horizon: int | None = None) -> pd.DataFrame:
     """The rows at the end of the runs of horizon ``horizon`` (default: the largest), one per
     (environment, policy, seed)."""
     wanted = int(table["horizon"].max()) if horizon is None else horizon
-    rows = table[(table["horizon"] == wanted) & (table["time"] == wanted)]
-    return rows.drop_duplicates(["environment", "policy", "seed"])
+    rows = ends(table)
+    return rows[rows["horizon"] == wanted]
 
 
 @dataclass(frozen=True)
@@ -134,6 +142,23 @@ def paired_difference(
         raise ValueError(f"no seeds with both {a!r} and {b!r}")
     half = float(stats.t.ppf(0.975, n - 1) * diff.std(ddof=1) / np.sqrt(n)) if n > 1 else np.inf
     return Gap(float(diff.mean()), half, n)
+
+
+def below_every(
+    rows: pd.DataFrame, metric: str, policy: str, others: Sequence[str]
+) -> tuple[bool, str]:
+    """Whether ``policy``'s ``metric`` is below each of ``others``' in every environment of
+    ``rows`` (paired over seeds, 95 %), and the gaps as text, per environment when there are
+    several."""
+    ok, parts = True, []
+    environments = sorted(rows["environment"].astype(str).unique())
+    for env in environments:
+        panel = rows[rows["environment"].astype(str) == env]
+        gaps = {b: paired_difference(panel, metric, policy, b) for b in others}
+        ok = ok and all(g.below for g in gaps.values())
+        text = ", ".join(f"{b} {g}" for b, g in gaps.items())
+        parts.append(f"{env}: {text}" if len(environments) > 1 else text)
+    return ok, "; ".join(parts)
 
 
 def significant(x: float) -> str:

@@ -52,32 +52,36 @@ __all__ = [
 MODULE = "impactbandits.kernels._aot"
 #: The stamp the build writes beside it: :func:`fingerprint` of what it was built for.
 STAMP = Path(__file__).with_name("_aot.json")
-#: The arguments of every loop entry (:func:`impactbandits.kernels.loop._template`), as
-#: (dtype, ndim) — ndim 0 a scalar — all arrays C-contiguous; the entries return an int64.
-LOOP_ARGS: tuple[tuple[str, int], ...] = (
-    ("float64", 1),  # params
+#: The pull model's arguments, as every loop takes them.
+_PULL_MODEL: tuple[tuple[str, int], ...] = (
     ("float64", 3),  # values
     ("int64", 0),  # noise
     ("float64", 0),  # sigma
     ("uint64", 1),  # key
     ("uint64", 1),  # replication_ids
-    ("float64", 2),  # uniforms
+)
+#: The rounds, the checkpoints and the checkpoint summaries every loop writes.
+_CHECKPOINTS: tuple[tuple[str, int], ...] = (
     ("int64", 0),  # rounds
     ("int64", 1),  # checkpoints
     ("float64", 2),  # out_reward
     ("float64", 2),  # out_expected
     ("float64", 3),  # out_pulls
     ("int64", 2),  # out_switches
+)
+#: The arguments of every loop entry (:func:`impactbandits.kernels.loop._template`), as
+#: (dtype, ndim) — ndim 0 a scalar — all arrays C-contiguous; the entries return an int64.
+LOOP_ARGS: tuple[tuple[str, int], ...] = (
+    ("float64", 1),  # params
+    *_PULL_MODEL,
+    ("float64", 2),  # uniforms
+    *_CHECKPOINTS,
     ("int64", 1),  # invalid
     ("int64", 1),  # stop
 )
 #: The arguments of SRUM's entries (:func:`impactbandits.kernels.srum._template`), as above.
 SRUM_ARGS: tuple[tuple[str, int], ...] = (
-    ("float64", 3),  # values
-    ("int64", 0),  # noise
-    ("float64", 0),  # sigma
-    ("uint64", 1),  # key
-    ("uint64", 1),  # replication_ids
+    *_PULL_MODEL,
     ("float64", 1),  # fp
     ("float64", 1),  # lam
     ("float64", 0),  # alpha
@@ -87,12 +91,7 @@ SRUM_ARGS: tuple[tuple[str, int], ...] = (
     ("float64", 0),  # ucb_c
     ("int64", 1),  # initial_phase
     ("float64", 2),  # initial_targets
-    ("int64", 0),  # rounds
-    ("int64", 1),  # checkpoints
-    ("float64", 2),  # out_reward
-    ("float64", 2),  # out_expected
-    ("float64", 3),  # out_pulls
-    ("int64", 2),  # out_switches
+    *_CHECKPOINTS,
     ("int64", 3),  # out_phases
     ("float64", 3),  # out_arm_rewards
     ("int64", 2),  # out_phase_switches

@@ -82,11 +82,12 @@ def compiled_step(policy: Policy) -> CompiledStep | None:
     return step
 
 
-def pull_model(env: Environment, rounds: int) -> PullModel | None:
+def pull_model(env: Environment, rounds: int, arm_rewards: bool = False) -> PullModel | None:
     """``env``'s pull model for ``rounds`` rounds, if its class declares one for the ``step`` it
-    plays, and it records no per-arm rewards."""
+    plays, and it records no per-arm rewards unless the loop records them (``arm_rewards``:
+    SRUM's)."""
     declared = declared_step(env, "pull_model", ("reset", "step"))
-    if declared is None or env.records_arm_rewards:
+    if declared is None or (env.records_arm_rewards and not arm_rewards):
         return None
     model = declared(rounds)
     return model if isinstance(model, PullModel) else None

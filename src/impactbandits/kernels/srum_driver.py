@@ -18,14 +18,14 @@ def srum_run(env: Any, policy: Any, rounds: int) -> tuple[Any, PullModel] | None
     (:meth:`~impactbandits.policies.opportunity.SelfRegulatedUtilityMaximization.compiled_run`)
     and the environment's pull model, when both classes declare them for the rounds they play
     (:func:`~impactbandits.core.compiled.declared_step`); else ``None``."""
+    from impactbandits.kernels.dispatch import pull_model
+
     declared = declared_step(policy, "compiled_run", ("reset", "select", "update"))
-    model = declared_step(env, "pull_model", ("reset", "step"))
-    if declared is None or model is None:
+    if declared is None:
         return None
-    run, pulls = declared(), model(rounds)
-    if run is None or not isinstance(pulls, PullModel):
-        return None
-    return run, pulls
+    run = declared()
+    model = None if run is None else pull_model(env, rounds, arm_rewards=True)
+    return None if model is None else (run, model)
 
 
 def simulate_srum(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from impactbandits.experiments.claims import Claim, Verdict, final
+from impactbandits.experiments.claims import Claim, Verdict, ends, final
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,7 +30,7 @@ def _ratios(table: pd.DataFrame) -> pd.DataFrame:
 
 def _share_not_worse(table: pd.DataFrame) -> dict[str, float]:
     """Per environment: the share of horizons where Algorithm 1's regret is ≤ HKR's."""
-    rows = table[table["time"] == table["horizon"]]
+    rows = ends(table)
     wide = rows.pivot_table(
         index=["environment", "horizon"], columns="policy", values="regret", observed=True
     )
@@ -102,7 +102,7 @@ def _k(environment: str) -> int:
 
 
 def _lower_bound(table: pd.DataFrame, pulls: int) -> Verdict:
-    rows = table[table["time"] == table["horizon"]]
+    rows = ends(table)
     text, ok = [], True
     for env in sorted(rows["environment"].unique(), key=_k):
         k = _k(env)

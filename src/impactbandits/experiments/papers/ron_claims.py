@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from impactbandits.experiments.claims import Claim, Verdict, paired_difference, significant
+from impactbandits.experiments.claims import Claim, Verdict, ends, paired_difference, significant
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,12 +37,6 @@ FUNCTIONS = ("f_uni", "f_lin", "f_sft")
 INVISIBLE = 0.001
 
 
-def _ends(table: pd.DataFrame) -> pd.DataFrame:
-    """Every run's last row (one per environment, horizon and seed)."""
-    rows = table[table["time"] == table["horizon"]]
-    return rows.drop_duplicates(["environment", "horizon", "seed"])
-
-
 def _env(lam: float, f: str) -> str:
     return f"λ={lam:g}, {f}"
 
@@ -57,7 +51,7 @@ def _gap(rows: pd.DataFrame, a: str, b: str, horizon: int) -> tuple[float, float
 
 
 def _equal_at_zero(table: pd.DataFrame) -> Verdict:
-    rows = _ends(table)
+    rows = ends(table)
     worst, text = 0.0, []
     for t in sorted(int(h) for h in rows["horizon"].unique()):
         gaps = [_gap(rows, _env(0, a), _env(0, b), t) for a, b in (("f_lin", "f_uni"),
@@ -73,7 +67,7 @@ def _equal_at_zero(table: pd.DataFrame) -> Verdict:
 
 
 def _decreasing_in_lambda(table: pd.DataFrame) -> Verdict:
-    rows = _ends(table)
+    rows = ends(table)
     higher, strict = [], 0
     cases = 0
     for t in sorted(int(h) for h in rows["horizon"].unique()):
@@ -93,7 +87,7 @@ def _decreasing_in_lambda(table: pd.DataFrame) -> Verdict:
 
 
 def _increasing_in_t(table: pd.DataFrame) -> Verdict:
-    rows = _ends(table)
+    rows = ends(table)
     horizons = sorted(int(h) for h in rows["horizon"].unique())
     first, last = horizons[0], horizons[-1]
     means = rows.groupby(["environment", "horizon"], observed=True)["average_utility"].mean()
@@ -114,7 +108,7 @@ def _increasing_in_t(table: pd.DataFrame) -> Verdict:
 
 
 def _lin_above_uni(table: pd.DataFrame) -> Verdict:
-    rows = _ends(table)
+    rows = ends(table)
     horizons = sorted(int(h) for h in rows["horizon"].unique())
     text, ok = [], True
     for lam in (0.4, 0.8):
@@ -132,7 +126,7 @@ def _lin_above_uni(table: pd.DataFrame) -> Verdict:
 
 
 def _matches_panels(table: pd.DataFrame) -> Verdict:
-    rows = _ends(table)
+    rows = ends(table)
     means = rows.groupby(["environment", "horizon"], observed=True)["average_utility"].mean()
     off, worst, compared = [], 0.0, 0
     for (lam, f), values in PAPER_PANELS.items():
@@ -177,7 +171,7 @@ FIG1_CLAIMS = (
 
 
 def _shares(table: pd.DataFrame) -> pd.DataFrame:
-    rows = _ends(table)
+    rows = ends(table)
     phases = [f"phase_{p}" for p in range(1, 5)]
     return rows.groupby(["environment", "horizon"], observed=True)[phases].mean()
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from impactbandits.experiments.claims import Claim, Verdict, final, paired_difference
+from impactbandits.experiments.claims import (
+    Claim,
+    Verdict,
+    below_every,
+    final,
+    paired_difference,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -20,11 +26,10 @@ FAR = 0.25
 def _fewa_far_below(table: pd.DataFrame) -> Verdict:
     rows = final(table)
     means = rows.groupby("policy", observed=True)["regret"].mean()
-    gaps = {b: paired_difference(rows, "regret", "FEWA", b) for b in BASELINES}
+    below, text = below_every(rows, "regret", "FEWA", BASELINES)
     share = float(means["FEWA"]) / min(float(means[b]) for b in BASELINES)
-    text = "; ".join(f"{b} {g}" for b, g in gaps.items())
     return Verdict(
-        all(g.below for g in gaps.values()) and share <= FAR,
+        below and share <= FAR,
         f"regret at T, FEWA minus baseline, paired over seeds (95 %): {text}; FEWA's mean is "
         f"{share:.2f} of the best baseline's (far below: ≤ {FAR:g})",
     )
@@ -51,13 +56,8 @@ ABRUPT_CLAIMS = (
 
 
 def _fewa_below(table: pd.DataFrame) -> Verdict:
-    rows = final(table)
-    gaps = {b: paired_difference(rows, "regret", "FEWA", b) for b in BASELINES}
-    text = "; ".join(f"{b} {g}" for b, g in gaps.items())
-    return Verdict(
-        all(g.below for g in gaps.values()),
-        f"regret at T, FEWA minus baseline, paired over seeds (95 %): {text}",
-    )
+    ok, text = below_every(final(table), "regret", "FEWA", BASELINES)
+    return Verdict(ok, f"regret at T, FEWA minus baseline, paired over seeds (95 %): {text}")
 
 
 SMOOTH_CLAIMS = (

@@ -208,6 +208,58 @@ class ReferenceActionDependentUCB(SimplePolicy):
         self._record(feedback)
 
 
+class ReferenceCUCB(SimplePolicy):
+    """CUCB over the discretized arms (Chen et al. 2016), every meta-arm enumerated, in its
+    three readings: the value of a meta-arm is Σ_k of, per played arm (k, j) with p = j/M and
+    width w = sqrt(1.5 ln t / n):
+
+    * range-scaled: p·mean + w, mean of the importance-weighted outcomes r/p (0 if not
+      activated), n = the rounds (k, j) was played;
+    * weighted: p·(mean + w), same statistics;
+    * triggered: p·(mean + w), mean of the observed r over the rounds group k was activated,
+      n = those rounds.
+
+    An arm never counted makes the meta-arm's value infinite (played first)."""
+
+    def __init__(self, resolution, bonus):
+        self.m, self.bonus = resolution, bonus
+
+    def reset(self, space, horizon, rng):
+        self.k = space.n
+        self.t = 0
+        self.arms = _meta_arms(self.k, self.m)
+        self.sums, self.counts = {}, {}
+
+    def value(self, arm):
+        log_t = math.log(max(self.t, 2))
+        total = 0.0
+        for k, j in enumerate(arm):
+            n = self.counts.get((k, j), 0)
+            if n == 0:
+                return math.inf
+            p, mean = j / self.m, self.sums[(k, j)] / n
+            w = math.sqrt(1.5 * log_t / n)
+            total += p * mean + w if self.bonus == "range-scaled" else p * (mean + w)
+        return total
+
+    def select(self):
+        self.t += 1
+        self.arm = max(self.arms, key=self.value)
+        return np.array(self.arm) / self.m
+
+    def update(self, action, feedback):
+        for k, j in enumerate(self.arm):
+            observed = float(feedback.observed[k])
+            if self.bonus == "triggered":
+                if math.isnan(observed):
+                    continue
+                outcome = observed
+            else:
+                outcome = 0.0 if math.isnan(observed) else observed / (j / self.m)
+            self.sums[(k, j)] = self.sums.get((k, j), 0.0) + outcome
+            self.counts[(k, j)] = self.counts.get((k, j), 0) + 1
+
+
 class ReferenceHistoryDependentUCB(ReferenceActionDependentUCB):
     """Tang et al. (2021), Algorithm 2 (phases of L = ⌈s_a/(1 − η)⌉ rounds, the first s_a of them
     approaching) with Algorithm 3 (bonus sqrt(3K ln t / min n_est); the constant err is left

@@ -13,6 +13,7 @@ from impactbandits.experiments.claims import (
     below_every,
     ends,
     final,
+    not_above_any,
     paired_difference,
     significant,
     status,
@@ -85,6 +86,25 @@ def test_below_every_environment_by_hand():
     ok, text = below_every(one, "per_step_regret", "A", ["B"])
     assert ok and text.startswith("B -1 ")  # one environment: no label
     assert not below_every(shifted, "per_step_regret", "B", ["A"])[0]
+
+
+def test_not_above_any_allows_ties_and_flags_a_significant_excess():
+    rows = final(_table())
+    # B − A per seed is +1, +0.5, +2 (e1) and +1, +3, +0.5 (e2): B above A in e2 only? e2's
+    # mean 1.5, half-width 4.303 × sd 1.323 / √3 = 3.29: not significant; pooled per
+    # environment neither is, so B is "not above" A anywhere at 95 %
+    assert not_above_any(rows, "per_step_regret", "B", ["A"])[0]
+    tied = rows.copy()
+    a = tied["policy"] == "A"
+    tied.loc[tied["policy"] == "B", "per_step_regret"] = (
+        tied.loc[a, "per_step_regret"].to_numpy() + 1e-16
+    )  # equal runs up to the last bits: a tie, not an excess
+    assert not_above_any(tied, "per_step_regret", "B", ["A"])[0]
+    tied.loc[tied["policy"] == "B", "per_step_regret"] = (
+        tied.loc[a, "per_step_regret"].to_numpy() + 0.25
+    )  # B = A + 0.25 exactly: above with a zero-width interval, in both environments
+    ok, text = not_above_any(tied, "per_step_regret", "B", ["A"])
+    assert not ok and text.startswith("e1: B minus A 0.25 ± 0") and "; e2: " in text
 
 
 def test_ends_keeps_one_last_row_per_run():

@@ -26,12 +26,18 @@ def test_every_registered_figure_has_exactly_one_row(ledger):
     assert sorted(row["name"] for row in figures) == sorted(FIGURES)
 
 
-def test_no_difference_is_left_unexplained(ledger):
+def test_every_status_comes_from_the_checks_with_its_evidence(ledger):
+    """The page's statuses are the claims module's vocabulary; a figure not reproduced under
+    its defaults shows the failing checks' numbers."""
+    from impactbandits.experiments.claims import STATUSES
+
+    assert ledger.STATUSES == STATUSES
     figures, _, _ = ledger.load()
-    assert [r["name"] for r in figures if r["status"] == "differs-unexplained"] == []
     for row in figures:
-        if row["status"] == "differs-explained":
-            assert row.get("difference"), f"{row['name']}: differs-explained without a difference"
+        assert row["status"] in STATUSES, row["name"]
+        if row["status"] in ("not-reproduced", "reproduced-with-option"):
+            failing = [c for c in row["_claims"]["claim"] if c.get("passed") is False]
+            assert failing and all(c["measured"].strip() for c in failing), row["name"]
 
 
 def test_authors_code_figures_name_their_option(ledger):
@@ -50,11 +56,16 @@ def test_page_is_up_to_date(ledger):
 
 
 def test_schema_errors_are_one_line(ledger, tmp_path):
-    (tmp_path / "demo.toml").write_text(
-        '[[figure]]\nname = "x"\npaper = "p"\nclaim = "c"\nmeasured = "m"\nauthors = "a"\n'
-        'status = "fine"\n'
+    (tmp_path / "demo.toml").write_text('[[figure]]\nname = "x"\npaper = "p"\nauthors = "a"\n')
+    with pytest.raises(ledger.LedgerError, match=r"x: no verdicts in claims\.toml"):
+        ledger.load(tmp_path)
+    (tmp_path / "claims.toml").write_text(
+        '[figure."x"]\nstatus = "fine"\nstore_format = 2\nlibrary = "0"\ndate = "d"\n'
     )
     with pytest.raises(ledger.LedgerError, match="status must be one of"):
+        ledger.load(tmp_path)
+    (tmp_path / "demo.toml").write_text('[[figure]]\nname = "x"\npaper = "p"\n')
+    with pytest.raises(ledger.LedgerError, match="'x': authors missing"):
         ledger.load(tmp_path)
 
 
@@ -64,10 +75,10 @@ def _claims_file():
     return tomllib.loads((ROOT / "docs/fidelity/claims.toml").read_text()).get("figure", {})
 
 
-def test_every_figure_with_claims_has_its_verdicts():
-    """make ledger evaluated every figure whose claims are checks (and no other)."""
-    with_claims = {name for name in FIGURES if get_figure(name).claims}
-    assert set(_claims_file()) == with_claims
+def test_every_figure_has_claims_and_their_verdicts():
+    """Every registered figure states its paper's claims, and make ledger evaluated them."""
+    assert [name for name in FIGURES if not get_figure(name).claims] == []
+    assert set(_claims_file()) == set(FIGURES)
 
 
 def test_the_verdicts_are_of_the_current_figure_definitions():

@@ -17,10 +17,18 @@ from impactbandits.experiments.figures import get_figure
 from impactbandits.experiments.papers.tang import EXPONENT_INSTANCES
 from impactbandits.oracles.impact import optimal_fixed_policy
 from impactbandits.oracles.simplex import best_fixed_policy
-from impactbandits.policies.impact import ActionDependentUCB, HistoryDependentUCB
+from impactbandits.policies.impact import (
+    ActionDependentUCB,
+    CombinatorialUCB,
+    HistoryDependentUCB,
+)
 from impactbandits.testing import check_environment
 
-from .reference_policies import ReferenceActionDependentUCB, ReferenceHistoryDependentUCB
+from .reference_policies import (
+    ReferenceActionDependentUCB,
+    ReferenceCUCB,
+    ReferenceHistoryDependentUCB,
+)
 
 POLICE = {"high": [0.9, 0.8], "low": [0.3, 0.4]}
 
@@ -229,6 +237,42 @@ def test_tang_learners_equal_their_plain_references(groups, resolution, gamma, m
     for (k, j), n in slow.counts.items():  # same statistics on both sides
         assert fast.counts[k, j - 1] == n
         assert fast.sums[k, j - 1] == pytest.approx(slow.sums[(k, j)], rel=1e-12)
+
+
+@pytest.mark.parametrize("bonus", ["range-scaled", "weighted", "triggered"])
+@pytest.mark.parametrize(("groups", "resolution"), [(2, 9), (3, 7)])
+def test_cucb_equals_its_plain_reference(groups, resolution, bonus):
+    """CUCB in each reading against ReferenceCUCB (every meta-arm enumerated), fed the same
+    history: the library's meta-arm must reach the reference's best value (ties between
+    meta-arms are common and may be broken apart differently), and the per-arm statistics must
+    agree."""
+    env = ImpactBandit(
+        high=list(np.linspace(0.9, 0.6, groups)),
+        low=list(np.linspace(0.1, 0.3, groups)),
+        gamma=0.0,
+    )
+    fast, slow = CombinatorialUCB(resolution, bonus=bonus), ReferenceCUCB(resolution, bonus)
+    env.reset(EnvironmentRandom(7, 3, [0]))
+    fast.reset(env.action_space, None, np.random.default_rng(0))
+    slow.reset(env.action_space, None, np.random.default_rng(0))
+    for _ in range(300):
+        action = fast.select()
+        slow.select()
+        arm = tuple(int(j) for j in np.rint(action * resolution))
+        got, want = slow.value(arm), slow.value(slow.arm)
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12), (slow.t, arm, slow.arm)
+        slow.arm = arm
+        outcome = env.step(action[None, :])
+        feedback = Feedback(outcome.feedback.reward[0], outcome.feedback.observed[0])
+        fast.update(action, feedback)
+        slow.update(action, feedback)
+    for (k, j), n in slow.counts.items():
+        assert fast.counts[k, j - 1] == n
+        assert fast.sums[k, j - 1] == pytest.approx(slow.sums[(k, j)], rel=1e-12)
+    if bonus == "triggered":  # only activated groups count: fewer than one per group and round
+        assert fast.counts.sum() < 300 * groups
+    else:
+        assert fast.counts.sum() == 300 * groups
 
 
 def test_smoothed_impact_follows_its_recurrence_and_the_oracle_uses_g():

@@ -30,9 +30,10 @@ def test_fig2a_has_the_papers_legend_cucb_exp3_over_base_arms_and_over_meta_arms
     kinds = sorted(
         (p.kind, p.params.get("base", "")) for p in spec.policies if a in (p.environments or [a])
     )
-    assert [k for k, _ in kinds] == ["ad-ucb", "cucb", "cucb", "exp3-meta", "one-hot"]
+    assert [k for k, _ in kinds] == ["ad-ucb", "cucb", "cucb", "cucb", "exp3-meta", "one-hot"]
     bonuses = sorted(p.params["bonus"] for p in spec.policies if p.kind == "cucb")
-    assert bonuses == ["range-scaled", "weighted"]  # the default, and the reading beside it
+    # the default, and the two other readings beside it
+    assert bonuses == ["range-scaled", "triggered", "weighted"]
     assert ("one-hot", "exp3") in kinds
 
 

@@ -65,7 +65,8 @@ def evaluate(name: str, runs: Path, workers: int | None) -> dict[str, Any]:
         started = time.perf_counter()
         out = ensure_run(name, variant, runs, workers)
         spec = figure.spec(False, variant)
-        _, tables[variant] = load_run(out)
+        wanted = any(c.trajectories for c in figure.claims if c.variant == variant)
+        _, tables[variant] = load_run(out, trajectories=wanted)
         sources[variant] = {"store_key": spec.store_key(), "seeds": spec.seeds}
         print(f"  {name} ({variant}): run ready in {time.perf_counter() - started:.0f} s")
     verdicts = [None if c.check is None else c.check(tables[c.variant]) for c in figure.claims]

@@ -2,8 +2,8 @@
 
 Usage: ``python docs/fidelity/build.py`` writes the page; ``--check`` exits 1 when the page on
 disk differs from what the data gives (the test suite runs that), and exits 2 with one line when
-the data break the schema (unknown status, a figure missing or listed twice, a difference
-without a cause).
+the data break the schema (a status or measured number typed by hand, a figure without
+verdicts, missing or listed twice, a difference without a cause).
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 PAGE = HERE.parent / "fidelity.md"
 PAPERS = ("lindner", "patil", "ron", "cella", "tang", "metelli", "rotting", "demo", "benchmark")
-#: hand-kept statuses of the figures whose claims are not yet checks (``claims.toml`` gives the
-#: others': :data:`impactbandits.experiments.claims.STATUSES`)
-STATUSES = ("reproduced", "differs-explained", "differs-unexplained")
-FIELDS = ("name", "paper", "claim", "measured", "authors", "status")
-#: a figure whose claims are checks: its status and numbers come from claims.toml
-GENERATED_FIELDS = ("name", "paper", "authors")
-HAND_KEPT = ("status", "measured")
+#: the hand-kept fields of a figure's row; its status and measured numbers come from
+#: ``claims.toml`` (:data:`impactbandits.experiments.claims.STATUSES`)
+FIELDS = ("name", "paper", "authors")
+#: what a row must not type by hand
+GENERATED = ("status", "measured", "claim")
+#: the statuses claims.toml may give (:data:`impactbandits.experiments.claims.STATUSES`)
+STATUSES = ("reproduced", "reproduced-with-option", "not-reproduced", "not-checkable")
 CLAIMS = "claims.toml"
 
 
@@ -41,20 +41,24 @@ def load(folder: Path = HERE) -> tuple[list[dict], dict, list[dict]]:
         if not path.exists():
             continue
         for row in tomllib.loads(path.read_text()).get("figure", []):
-            generated = checked.get(row.get("name"))
-            for field in GENERATED_FIELDS if generated else FIELDS:
+            for field in FIELDS:
                 if not isinstance(row.get(field), str) or not row[field].strip():
                     raise LedgerError(f"{path.name}: figure {row.get('name')!r}: {field} missing")
-            if generated:
-                typed = [f for f in HAND_KEPT if f in row]
-                if typed:
-                    raise LedgerError(
-                        f"{path.name}: {row['name']}: {', '.join(typed)} typed by hand, but "
-                        f"{CLAIMS} generates them (benchmarks/fidelity/ledger.py)"
-                    )
-                row["status"], row["_claims"] = generated["status"], generated
-            elif row["status"] not in STATUSES:
-                raise LedgerError(f"{path.name}: {row['name']}: status must be one of {STATUSES}")
+            typed = [f for f in GENERATED if f in row]
+            if typed:
+                raise LedgerError(
+                    f"{path.name}: {row['name']}: {', '.join(typed)} typed by hand, but "
+                    f"{CLAIMS} generates them (benchmarks/fidelity/ledger.py)"
+                )
+            generated = checked.get(row["name"])
+            if generated is None:
+                raise LedgerError(
+                    f"{path.name}: {row['name']}: no verdicts in {CLAIMS} (give the figure its "
+                    "claims and run benchmarks/fidelity/ledger.py)"
+                )
+            if generated.get("status") not in STATUSES:
+                raise LedgerError(f"{CLAIMS}: {row['name']}: status must be one of {STATUSES}")
+            row["status"], row["_claims"] = generated["status"], generated
             for diff in row.get("difference", []):
                 for field in ("what", "cause", "effect"):
                     if not str(diff.get(field, "")).strip():
@@ -86,25 +90,26 @@ def render(figures: list[dict], timings: dict, harness: list[dict]) -> str:
         "Every registered figure, against its paper and, where the authors published code, against",
         "that code run side by side on the same instances (`benchmarks/fidelity/`).",
         "",
-        "Figures whose paper claims are written as checks (`Figure.claims`) get their status and",
-        "numbers from those checks on their full-scale runs (`make ledger`): **reproduced** (every",
-        "claim holds under the paper's defaults), **reproduced-with-option** (a claim holds only",
-        "under the named option), **not-reproduced** (with the evidence), **not-checkable** (the",
-        "paper's claim or figure could not be read). The others still carry a status kept by hand:",
-        "**reproduced**, **differs-explained** (a difference we keep on purpose or cannot remove,",
-        "with its measured cause and the option that gives the other behaviour),",
-        "**differs-unexplained** (must not remain).",
+        "Each figure's paper claims are written as checks next to its definition",
+        "(`Figure.claims`); its status and every measured number below come from those checks on",
+        "its full-scale run (`make ledger`): **reproduced** (every claim holds under the paper's",
+        "defaults), **reproduced-with-option** (a claim holds only under the named option, and the",
+        "figure's default says so on its face), **not-reproduced** (with the evidence and the",
+        "readings tried), **not-checkable** (the paper's claim or figure could not be read: what",
+        "was compared instead). Each verdict names the run it read (store key, seeds, store",
+        "format, library version); a test fails when a figure's definition has changed since.",
+        "Notes are kept by hand: what the checks do not say (mechanisms, comparisons by eye with",
+        "the paper's figures, derivations); they carry no measured numbers.",
         "",
         'Defaults follow the papers. `variant = "authors-code"` on a component, or',
         "`impactbandits reproduce NAME --variant authors-code` for a whole figure, reproduces the",
-        "authors' code where it differs.",
+        "authors' code where it differs; the differences are rows of each figure's table, with",
+        "their cause, measured effect and option.",
         "",
-        "Noise scheme: the numbers kept by hand below were measured with store format 1 (common",
-        "noise from per-(replication, arm) PCG64 blocks). Format 2 (counter-based Philox noise,",
-        "see CHANGELOG.md) draws other numbers from the same distributions, so per-seed values",
-        "and means within their confidence bands change; the audit at the end of this page",
-        "(`benchmarks/fidelity/noise_change.py`) compares the two schemes cell by cell. Noise-free",
-        "results and exact oracles are unchanged.",
+        "Noise scheme: the runs use store format 2 (counter-based Philox noise). The side-by-side",
+        "harness tables at the end were measured by the commands they name; the audit",
+        "(`benchmarks/fidelity/noise_change.py`) compares format 2 with the earlier format 1",
+        "cell by cell.",
         "",
         "## Summary",
         "",
@@ -122,16 +127,9 @@ def render(figures: list[dict], timings: dict, harness: list[dict]) -> str:
         out += ["", f"Timings: {_cell(meta.get('how', ''))}"]
     for row in figures:
         out += ["", f"## {row['name']}", "", f"*{_cell(row['paper'])}* — **{row['status']}**", ""]
-        if "_claims" in row:
-            out += _claims(row["_claims"])
-            if row.get("notes"):
-                out.append(
-                    f"- **Notes kept by hand** (earlier measurements, not yet checks; store "
-                    f"format 1 unless stated): {_cell(row['notes'])}"
-                )
-        else:
-            out.append(f"- **Paper's claim:** {_cell(row['claim'])}")
-            out.append(f"- **We measure** (kept by hand): {_cell(row['measured'])}")
+        out += _claims(row["_claims"])
+        if row.get("notes"):
+            out.append(f"- **Notes:** {_cell(row['notes'])}")
         out.append(f"- **Authors' code:** {_cell(row['authors'])}")
         diffs = row.get("difference", [])
         if diffs:

@@ -30,12 +30,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "STATUSES",
+    "TIE",
     "Claim",
     "Gap",
     "Verdict",
     "below_every",
     "ends",
     "final",
+    "not_above_any",
     "paired_difference",
     "significant",
     "status",
@@ -70,6 +72,9 @@ class Claim:
     (a variant of the figure), as a reader would set it."""
     unavailable: str = ""
     """Why the claim cannot be checked, and what was compared instead."""
+    trajectories: bool = False
+    """Whether the check reads every checkpoint of the anytime runs (``load_run(...,
+    trajectories=True)``), not only their ends."""
 
 
 def status(claims: Sequence[Claim], verdicts: Sequence[Verdict | None]) -> str:
@@ -106,6 +111,11 @@ def final(table: pd.DataFrame, horizon: int | None = None) -> pd.DataFrame:
     return rows[rows["horizon"] == wanted]
 
 
+#: Differences this small are ties: two policies that make the same choices can differ in the
+#: last bits of their sums (~1e-16 per step here).
+TIE = 1e-12
+
+
 @dataclass(frozen=True)
 class Gap:
     """Mean of the paired differences a − b over seeds, its 95 % t half-width and the number
@@ -119,6 +129,12 @@ class Gap:
     def below(self) -> bool:
         """a < b with 95 % confidence (the interval lies below 0)."""
         return self.mean + self.half < 0
+
+    @property
+    def above(self) -> bool:
+        """a > b with 95 % confidence (the interval lies above 0, by more than the rounding
+        of equal runs: :data:`TIE`)."""
+        return self.mean - self.half > TIE
 
     def __str__(self) -> str:
         return f"{significant(self.mean)} ± {significant(self.half)} (n = {self.n})"
@@ -145,20 +161,40 @@ def paired_difference(
 
 
 def below_every(
-    rows: pd.DataFrame, metric: str, policy: str, others: Sequence[str]
+    rows: pd.DataFrame, metric: str, policy: str, others: Sequence[str], closest: bool = False
 ) -> tuple[bool, str]:
     """Whether ``policy``'s ``metric`` is below each of ``others``' in every environment of
     ``rows`` (paired over seeds, 95 %), and the gaps as text, per environment when there are
-    several."""
+    several; with ``closest``, only the gap whose interval reaches highest in each."""
     ok, parts = True, []
     environments = sorted(rows["environment"].astype(str).unique())
     for env in environments:
         panel = rows[rows["environment"].astype(str) == env]
         gaps = {b: paired_difference(panel, metric, policy, b) for b in others}
         ok = ok and all(g.below for g in gaps.values())
-        text = ", ".join(f"{b} {g}" for b, g in gaps.items())
+        if closest:
+            b = max(gaps, key=lambda k: gaps[k].mean + gaps[k].half)
+            text = f"closest {b} {gaps[b]}"
+        else:
+            text = ", ".join(f"{b} {g}" for b, g in gaps.items())
         parts.append(f"{env}: {text}" if len(environments) > 1 else text)
     return ok, "; ".join(parts)
+
+
+def not_above_any(
+    rows: pd.DataFrame, metric: str, policy: str, others: Sequence[str]
+) -> tuple[bool, str]:
+    """Whether ``policy``'s ``metric`` is nowhere above any of ``others``' with 95 % confidence
+    (it matches or beats each, in every environment of ``rows``), and the environments and
+    policies where it is above, as text."""
+    worse = []
+    for env in sorted(rows["environment"].astype(str).unique()):
+        panel = rows[rows["environment"].astype(str) == env]
+        for b in others:
+            gap = paired_difference(panel, metric, policy, b)
+            if gap.above:
+                worse.append(f"{env}: {policy} minus {b} {gap}")
+    return not worse, "; ".join(worse)
 
 
 def significant(x: float) -> str:

@@ -264,7 +264,13 @@ class CombinatorialUCB(_GridLearner):
     * ``"weighted"``: the bound of a [0, 1] outcome on r̄ itself, weighted by p_k: the meta-arm
       maximises Σ_k p_k (r̄_k + √(1.5 ln t / n_k)), a bonus p_k times smaller (this library's
       default before; it under-explores, and with it CUCB beats AD-UCB, unlike the paper's
-      Figure 2(a)).
+      Figure 2(a));
+    * ``"triggered"``: CUCB for probabilistically triggered arms (Chen, Wang, Yuan & Wang 2016,
+      JMLR, §4, CMAB-T): the discretized arm (k, j) is triggered when group k is activated
+      (probability p_k), its outcome is the group's reward r_k ∈ [0, 1] observed then, and its
+      count n_T and mean r̄_T count triggered rounds only (no importance weights); the
+      meta-arm maximises Σ_k p_k (r̄_T + √(1.5 ln t / n_T)), the expected reward under the
+      arms' upper bounds. In allocation mode every group is observed: every arm triggers.
     """
 
     deterministic = True
@@ -274,7 +280,7 @@ class CombinatorialUCB(_GridLearner):
     def __init__(
         self,
         resolution: Annotated[int | None, Field(gt=0)] = None,
-        bonus: Literal["range-scaled", "weighted"] = "range-scaled",
+        bonus: Literal["range-scaled", "weighted", "triggered"] = "range-scaled",
     ) -> None:
         super().__init__(resolution)
         self.bonus = bonus
@@ -289,7 +295,7 @@ class CombinatorialUCB(_GridLearner):
         self.t += 1
         with np.errstate(divide="ignore"):
             width = np.sqrt(1.5 * math.log(max(self.t, 2)) / self.counts)
-        if self.bonus == "weighted":
+        if self.bonus in ("weighted", "triggered"):
             value = self.levels * np.where(self.counts > 0, self._means() + width, self.UNPLAYED)
         else:  # unplayed arms first, in the same order as with the weighted bonus
             played = self.levels * self._means() + width
@@ -299,7 +305,15 @@ class CombinatorialUCB(_GridLearner):
         return (self.chosen + 1) / self.M
 
     def update(self, action: Any, feedback: Feedback) -> None:
-        self._record(self.chosen, feedback)
+        if self.bonus != "triggered":
+            self._record(self.chosen, feedback)
+            return
+        observed = np.asarray(feedback.observed, dtype=float)
+        if self.mode == "allocation":
+            observed = np.nan_to_num(observed)
+        hit = ~np.isnan(observed)
+        self.sums[self.rows[hit], self.chosen[hit]] += observed[hit]
+        self.counts[self.rows[hit], self.chosen[hit]] += 1.0
 
 
 #: EXP3 over meta-arms refuses grids with more meta-arms than this.

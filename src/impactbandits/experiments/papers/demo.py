@@ -8,6 +8,7 @@ greedy are anytime and run once to the largest horizon.
 from __future__ import annotations
 
 from impactbandits.experiments.figures import Figure, quick_name
+from impactbandits.experiments.papers.demo_claims import demo_claims
 from impactbandits.experiments.spec import ExperimentSpec
 
 MEANS = [round(0.05 + 0.1 * i, 2) for i in range(10)]
@@ -39,4 +40,5 @@ FIGURE = Figure(
     title="Stationary 10-arm Bernoulli: UCB1 vs EXP3 vs ETC vs greedy",
     source="library demo (Auer et al. 2002; Auer et al. 2002b)",
     build=build,
+    claims=demo_claims(MEANS),
 )

@@ -46,6 +46,12 @@ import numpy as np
 
 from impactbandits.experiments.claims import Claim
 from impactbandits.experiments.figures import Figure, quick_name
+from impactbandits.experiments.papers.lindner_appendix_claims import (
+    FICO_CLAIMS,
+    INCREASING_CLAIMS,
+    RECOMMENDER_CLAIMS,
+    SINGLE_PEAKED_CLAIMS,
+)
 from impactbandits.experiments.papers.lindner_claims import (
     FIG1_CLAIMS,
     GAUSSIAN_CLAIMS,
@@ -471,12 +477,14 @@ SINGLE_PEAKED = _figure(
     "Synthetic single-peaked bandits, 4 noise levels",
     "Lindner et al. 2021, Appendix D.2, Figures 8–10",
     single_peaked,
+    SINGLE_PEAKED_CLAIMS,
 )
 INCREASING = _figure(
     "lindner-increasing",
     "Increasing bandits (Heidari et al.) with HKR",
     "Lindner et al. 2021, Appendix D.1, Figures 4–7",
     increasing,
+    INCREASING_CLAIMS,
 )
 GAUSSIAN = _figure(
     "lindner-gaussian",
@@ -491,10 +499,12 @@ FICO = _figure(
     "FICO credit lending (score change and bank utility), noise-free, σ = 0.01, 0.05",
     "Lindner et al. 2021, Figure 3a and Appendix D.4, Figures 12–13",
     fico,
+    FICO_CLAIMS,
 )
 RECOMMENDER = _figure(
     "lindner-recommender",
     "Synthetic recommender system, the paper's instances A–C, noise-free, σ = 0.01, 0.05",
     "Lindner et al. 2021, Figure 3b and Appendix D.5, Figures 14–16",
     recommender,
+    RECOMMENDER_CLAIMS,
 )

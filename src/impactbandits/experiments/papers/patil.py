@@ -38,6 +38,7 @@ from impactbandits.experiments.figures import (
 )
 from impactbandits.experiments.papers.patil_claims import (
     HEIDARI_CLAIMS,
+    POTENTIAL_CLAIMS,
     RANDOM_CLAIMS,
     lower_bound_claims,
 )
@@ -269,6 +270,7 @@ POTENTIAL = Figure(
     "Patil et al. 2023, Appendix F, Figure 12 (Theorem 5)",
     potential,
     render_potential,
+    claims=POTENTIAL_CLAIMS,
 )
 LOWER_BOUND = Figure(
     "patil-lower-bound",

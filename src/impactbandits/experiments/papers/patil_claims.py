@@ -11,7 +11,7 @@ from impactbandits.experiments.claims import Claim, Verdict, ends, final
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["HEIDARI_CLAIMS", "LOWER_BOUND_CLAIMS", "RANDOM_CLAIMS"]
+__all__ = ["HEIDARI_CLAIMS", "LOWER_BOUND_CLAIMS", "POTENTIAL_CLAIMS", "RANDOM_CLAIMS"]
 
 #: "Match": Algorithm 1's competitive ratio at the largest T within this of HKR's.
 MATCH = 0.05
@@ -133,3 +133,48 @@ def lower_bound_claims(pulls: int) -> tuple[Claim, ...]:
 
 
 LOWER_BOUND_CLAIMS = lower_bound_claims(100)
+
+
+def _pulls_late(table: pd.DataFrame) -> dict[tuple[str, str], tuple[list[int], list[int]]]:
+    """Per (environment, policy): every arm's pulls at half the horizon and at its end."""
+    out = {}
+    for (env, policy), run in table.groupby(["environment", "policy"], observed=True):
+        run = run.sort_values("time")
+        arms = [c for c in run.columns if c.startswith("pulls_") and run[c].notna().any()]
+        end = int(run["time"].max())
+        half = run[run["time"] >= end / 2].iloc[0]
+        out[(str(env), str(policy))] = (
+            [int(half[a]) for a in arms],
+            [int(run.iloc[-1][a]) for a in arms],
+        )
+    return out
+
+
+def _keeps_pulling(table: pd.DataFrame) -> Verdict:
+    pulls = _pulls_late(table)
+    envs = sorted({env for env, _ in pulls})
+    ok, parts = True, []
+    for env in envs:
+        half, end = pulls[(env, "Algorithm 1")]
+        h_half, h_end = pulls[(env, "HKR")]
+        alg_all = all(e > h for h, e in zip(half, end, strict=True))
+        frozen = sum(e == h for h, e in zip(h_half, h_end, strict=True))
+        ok = ok and alg_all and frozen > 0
+        parts.append(
+            f"{env}: Algorithm 1 pulls {half} at T/2 -> {end} at T (every arm pulled in the "
+            f"second half: {'yes' if alg_all else 'no'}); HKR {h_half} -> {h_end} ({frozen} of "
+            f"{len(h_end)} arms never pulled in the second half)"
+        )
+    return Verdict(ok, "; ".join(parts))
+
+
+POTENTIAL_CLAIMS = (
+    Claim(
+        "Under Algorithm 1 every arm's reward f_i(N_i(t)) approaches its potential a_i "
+        "(Theorem 5): every arm keeps being pulled (N_i(t) grows without bound, which with f_i "
+        "increasing to a_i gives the limit), unlike HKR, which stops pulling the arms it "
+        "eliminates (Figure 12)",
+        _keeps_pulling,
+        trajectories=True,
+    ),
+)

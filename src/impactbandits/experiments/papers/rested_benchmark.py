@@ -35,6 +35,7 @@ from typing import Any
 
 from impactbandits.experiments.figures import Figure, quick_name
 from impactbandits.experiments.leaderboard import FAMILY_SEPARATOR
+from impactbandits.experiments.papers.rested_benchmark_claims import BENCHMARK_CLAIMS
 from impactbandits.experiments.spec import ExperimentSpec
 
 __all__ = ["BENCHMARK", "HORIZONS", "SEEDS", "SIGMA", "environments", "policies"]
@@ -194,4 +195,5 @@ BENCHMARK = Figure(
     "Patil et al. 2023)",
     build=build,
     render=render,
+    claims=BENCHMARK_CLAIMS,
 )

@@ -1,12 +1,18 @@
-"""Tang, Ho & Liu (2021)'s claims about their Figure 2 (§7), as checks on the stored full-scale
-run (:mod:`impactbandits.experiments.claims`)."""
+"""Tang, Ho & Liu (2021)'s claims about their Figures 2 and 3 (§7), as checks on the stored
+full-scale runs (:mod:`impactbandits.experiments.claims`)."""
 
 from __future__ import annotations
 
 import itertools
 from typing import TYPE_CHECKING
 
-from impactbandits.experiments.claims import Claim, Verdict, below_every, final
+from impactbandits.experiments.claims import (
+    Claim,
+    Verdict,
+    below_every,
+    final,
+    paired_difference,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,6 +79,11 @@ FIG2_CLAIMS = (
         option='CUCB with bonus = "weighted" (drawn in the figure)',
     ),
     Claim(
+        CLAIM_A,
+        lambda table: _ad_ucb_below("CUCB (triggered arms)", table),
+        option='CUCB with bonus = "triggered" (drawn in the figure)',
+    ),
+    Claim(
         "Figure 2(b–d): the phased HD-UCB outperforms the baselines (EXP3, D-UCB, SW-UCB over the "
         "base arms) for γ = 0.2, 0.4, 0.6",
         lambda table: _beats_baselines(HD_UCB, _history_panels(table)),
@@ -107,6 +118,46 @@ def _rises_with_k(learner: str, table: pd.DataFrame) -> Verdict:
     )
 
 
+def _eta_panel(table: pd.DataFrame) -> pd.DataFrame:
+    rows = final(table)
+    return rows[rows["environment"].astype(str).str.startswith("(d)")]
+
+
+def _eta(policy: str) -> float:
+    return float(policy.rsplit("=", 1)[1])
+
+
+def _eta_insensitive(table: pd.DataFrame) -> Verdict:
+    rows = _eta_panel(table)
+    means = rows.groupby("policy", observed=True)["regret"].mean().dropna()
+    ordered = sorted(means.items(), key=lambda kv: _eta(str(kv[0])))
+    spread = float(means.max() / means.min())
+    text = ", ".join(f"{p} {m:,.0f}" for p, m in ordered)
+    return Verdict(
+        spread <= ROBUST,
+        f"(d) HD-UCB's mean regret at T: {text}; largest / smallest {spread:.2f} (not "
+        f"sensitive: ≤ {ROBUST:g})",
+    )
+
+
+def _eta_lower_when_larger(table: pd.DataFrame) -> Verdict:
+    rows = _eta_panel(table)
+    etas = sorted((str(p) for p in rows["policy"].unique()), key=_eta)
+    lowest, highest = etas[0], etas[-1]
+    gap = paired_difference(rows, "regret", highest, lowest)
+    return Verdict(
+        gap.below,
+        f"(d) regret at T, {highest} minus {lowest}, paired over seeds (95 %): {gap} (lower "
+        "with the larger η: the interval below 0)",
+    )
+
+
+CLAIM_ETA = "Figure 3(d): 'our algorithm is not sensitive to different η'"
+CLAIM_ETA_TREND = (
+    "Figure 3(d): 'one could see the regret is slightly lower when η is increasing, which is "
+    "expected from our regret bound'"
+)
+
 FIG3_CLAIMS = (
     Claim(CLAIM_BEATS, lambda table: _beats_baselines(LEARNER_THEORY, _k_panels(table))),
     Claim(CLAIM_K, lambda table: _rises_with_k(LEARNER_THEORY, table)),
@@ -115,4 +166,6 @@ FIG3_CLAIMS = (
         lambda table: _rises_with_k(LEARNER_20, table),
         option="HD-UCB with 1/ε = 20 for every K (drawn in the figure)",
     ),
+    Claim(CLAIM_ETA, _eta_insensitive),
+    Claim(CLAIM_ETA_TREND, _eta_lower_when_larger),
 )

@@ -284,3 +284,151 @@ class ReferenceHistoryDependentUCB(ReferenceActionDependentUCB):
     def update(self, action, feedback):
         if self.round_in_phase > self.s_a:
             self._record(feedback)
+
+
+class ReferenceThompson(SimplePolicy):
+    """Agrawal & Goyal (2012), Algorithm 2: for each arm draw θ_i ~ Beta(S_i + α₀, F_i + β₀),
+    play the largest (first on ties); count a reward r as a success with probability r
+    (``binarize``) or add r and 1 − r. Draws: the replication's counter-based stream
+    ``stream`` (key words and replication), read one value at a time with the stream kernels
+    called from Python."""
+
+    def __init__(self, stream, prior=(1.0, 1.0), binarize=True):
+        self.stream, self.prior, self.binarize = stream, prior, binarize
+
+    def reset(self, space, horizon, rng):
+        from impactbandits.core.streams import stream_beta, stream_uniform
+
+        self._beta, self._uniform = stream_beta, stream_uniform
+        self.k, self.t = space.n, 0
+        self.successes = [0.0] * self.k
+        self.failures = [0.0] * self.k
+
+    def select(self):
+        self.t += 1
+        draws = [
+            self._beta(self.stream, self.successes[i] + self.prior[0],
+                       self.failures[i] + self.prior[1], i, self.t)
+            for i in range(self.k)
+        ]  # fmt: skip
+        self.arm = max(range(self.k), key=lambda i: (draws[i], -i))
+        return self.arm
+
+    def update(self, action, feedback):
+        r = float(feedback.reward)
+        if self.binarize:
+            r = 1.0 if self._uniform(self.stream, 2 * self.k, self.t, 0) < r else 0.0
+        self.successes[action] += r
+        self.failures[action] += 1.0 - r
+
+
+class ReferenceGaussianThompson(SimplePolicy):
+    """Agrawal & Goyal (2013), Algorithm 2 with noise scale σ: θ_i ~ N(S_i/(n_i + 1),
+    σ²/(n_i + 1)), the normal of round t on channel i of the stream."""
+
+    def __init__(self, stream, sigma=1.0):
+        self.stream, self.sigma = stream, sigma
+
+    def reset(self, space, horizon, rng):
+        from impactbandits.core.streams import stream_normal
+
+        self._normal = stream_normal
+        self.k, self.t = space.n, 0
+        self.n = [0.0] * self.k
+        self.s = [0.0] * self.k
+
+    def select(self):
+        self.t += 1
+        draws = []
+        for i in range(self.k):
+            z = self._normal(self.stream, i, self.t, 0)
+            draws.append(
+                self.s[i] / (self.n[i] + 1.0) + self.sigma / math.sqrt(self.n[i] + 1.0) * z
+            )
+        return max(range(self.k), key=lambda i: (draws[i], -i))
+
+    def update(self, action, feedback):
+        self.n[action] += 1.0
+        self.s[action] += float(feedback.reward)
+
+
+class ReferenceKLUCB(SimplePolicy):
+    """Garivier & Cappé (2011), Algorithm 1: each arm once, then argmax of
+    max{q ≥ x̄ : n d(x̄, q) ≤ ln t + c ln ln t} (KL-UCB+: ln(t/n)), the bound solved to 1e-14
+    by Brent's method (scipy), not by the library's bisection; Gaussian: the closed form."""
+
+    def __init__(self, c=0.0, plus=False, gaussian=False, sigma=0.5):
+        self.c, self.plus, self.gaussian, self.sigma = c, plus, gaussian, sigma
+
+    def reset(self, space, horizon, rng):
+        self.k, self.t = space.n, 0
+        self.n = [0] * self.k
+        self.s = [0.0] * self.k
+
+    @staticmethod
+    def _kl(p, q):
+        def term(a, b):
+            return 0.0 if a == 0 else a * math.log(a / b)
+
+        return term(p, q) + term(1 - p, 1 - q)
+
+    def _bound(self, mean, n, level):
+        from scipy.optimize import brentq
+
+        if self.gaussian:
+            return mean + self.sigma * math.sqrt(2 * level / n)
+        if mean >= 1.0 or n * self._kl(mean, 1 - 1e-15) <= level:
+            return 1.0
+        return brentq(lambda q: n * self._kl(mean, q) - level, mean, 1 - 1e-15, xtol=1e-14)
+
+    def select(self):
+        self.t += 1
+        for i in range(self.k):
+            if self.n[i] == 0:
+                return i
+        best, best_value = 0, -math.inf
+        for i in range(self.k):
+            x = self.t / self.n[i] if self.plus else self.t
+            level = math.log(x) + self.c * math.log(max(1.0, math.log(x)))
+            value = self._bound(self.s[i] / self.n[i], self.n[i], level)
+            if value > best_value:
+                best, best_value = i, value
+        return best
+
+    def update(self, action, feedback):
+        self.n[action] += 1
+        self.s[action] += float(feedback.reward)
+
+
+class ReferenceUCBV(SimplePolicy):
+    """Audibert, Munos & Szepesvári (2009), Eq. (1)-(2): each arm once, then argmax
+    x̄ + sqrt(2 V ζ ln t / s) + c 3 b ζ ln t / s, V the empirical variance of the s rewards,
+    max(0, mean of squares − squared mean) from the list of rewards (the formula the library
+    states: the two-pass mean of squared deviations rounds differently, and near-ties between
+    arms then break apart differently)."""
+
+    def __init__(self, zeta=1.2, c=1.0, b=1.0):
+        self.zeta, self.c, self.b = zeta, c, b
+
+    def reset(self, space, horizon, rng):
+        self.k, self.t = space.n, 0
+        self.rewards = [[] for _ in range(self.k)]
+
+    def select(self):
+        self.t += 1
+        for i in range(self.k):
+            if not self.rewards[i]:
+                return i
+        e = self.zeta * math.log(self.t)
+        best, best_value = 0, -math.inf
+        for i, xs in enumerate(self.rewards):
+            s = len(xs)
+            mean = sum(xs) / s
+            v = max(sum(x * x for x in xs) / s - mean * mean, 0.0)
+            value = mean + math.sqrt(2 * v * e / s) + self.c * 3 * self.b * e / s
+            if value > best_value:
+                best, best_value = i, value
+        return best
+
+    def update(self, action, feedback):
+        self.rewards[action].append(float(feedback.reward))

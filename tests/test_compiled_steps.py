@@ -42,7 +42,16 @@ ENVIRONMENTS = [
 DECLARED = {
     "greedy", "ucb1", "exp3", "r-exp3", "ucb", "d-ucb", "sw-ucb", "last-reward-greedy",
     "one-step-optimistic", "spo", "spo-delta", "patil", "hkr", "fewa", "moss",
+    "thompson", "thompson-gaussian", "kl-ucb", "ucb-v", "exp3s", "ser4", "d-ts",
+    "sw-ts", "sw-kl-ucb", "cusum-ucb", "m-ucb", "glr-klucb",
 }  # fmt: skip
+#: Other parameters whose compiled step takes another branch.
+VARIANTS = [
+    ("kl-ucb", {"level": "kl-ucb+", "c": 1.0}),
+    ("kl-ucb", {"divergence": "gaussian", "sigma": 0.3}),
+    ("thompson", {"update": "fractional", "prior_alpha": 0.5}),
+    ("thompson-gaussian", {"sigma": 0.2}),
+]
 
 
 def _buildable() -> list[str]:
@@ -87,6 +96,17 @@ def _ucb1_subclass(method: str) -> type:
         return np.zeros(self.rng.size, dtype=np.int64)
 
     return type("Mine", (UCB1,), {method: select} if method == "select" else {})
+
+
+@pytest.mark.usefixtures("kernel_backend")
+@pytest.mark.parametrize(("name", "params"), VARIANTS, ids=lambda v: str(v))
+def test_the_steps_other_branches_equal_their_readable_class(name, params):
+    for kind, env_params in ENVIRONMENTS[:2]:
+        assert check_compiled_step(
+            lambda: build_policy(name, params),
+            lambda kind=kind, env_params=env_params: build_environment(kind, env_params),
+            rounds=300,
+        )
 
 
 @pytest.mark.usefixtures("jit_backend")

@@ -10,6 +10,7 @@ from impactbandits.envs import BernoulliBandit, GaussianBandit
 from impactbandits.envs.delay import DelayedPayoffBandit
 from impactbandits.envs.impact import ImpactBandit
 from impactbandits.envs.opportunity import OpportunityBandit
+from impactbandits.envs.piecewise import PiecewiseStationaryBandit
 from impactbandits.envs.rested import (
     ConstantBandit,
     DecreasingBandit,
@@ -29,6 +30,30 @@ from impactbandits.testing import check_environment, check_policy
 #: Parameters that make each policy's run non-trivial; absent: the defaults.
 POLICY_PARAMS = {
     "exp3": [{}, {"gamma": 0.1}],
+    "d-ts": [{}, {"discount": 0.8, "prior_alpha": 0.5, "prior_beta": 2.0, "update": "fractional"}],
+    "sw-ts": [{}, {"window": 7, "update": "fractional"}],
+    "sw-kl-ucb": [{}, {"window": 9, "c": 3.0}],
+    "cusum-ucb": [{}, {"alpha": 0.1, "threshold": 5.0, "warmup": 20, "drift": 0.1}],
+    "m-ucb": [{}, {"window": 20, "threshold": 3.0, "gamma": 0.1}],
+    "glr-klucb": [
+        {},
+        {
+            "restart": "global",
+            "threshold": "theory",
+            "exploration": "fixed",
+            "alpha": 0.1,
+            "delta": 0.05,
+            "c": 3.0,
+            "test_every": 2,
+            "split_every": 2,
+        },
+    ],
+    "exp3s": [{}, {"gamma": 0.1, "alpha": 0.001}, {"hardness": 3}],
+    "ser4": [{}, {"delta": 0.05, "epsilon": 0.01, "phi": 0.01}],
+    "ucb-v": [{}, {"zeta": 1.0, "c": 0.5, "b": 2.0}],
+    "kl-ucb": [{}, {"level": "kl-ucb+", "c": 1.0}, {"divergence": "gaussian"}],
+    "thompson": [{}, {"update": "fractional", "prior_alpha": 0.5, "prior_beta": 2.0}],
+    "thompson-gaussian": [{}, {"sigma": 0.3}],
     "etc": [{}, {"m": 3}],
     "epsilon-greedy": [{}, {"c": 1.0, "d": 0.2}],
     "spo": [{}, {"noise_bound": 0.1}],
@@ -70,6 +95,9 @@ ENV_FACTORIES = {
     ),
     "rising": lambda: RisingBandit("random", length=500, seed=3, scale=400),
     "rotting": lambda: RottingBandit("ten-arms", length=1500),
+    "piecewise": lambda: PiecewiseStationaryBandit(
+        [[0.3, 0.5, 0.9], [0.3, 0.2, 0.9], [0.7, 0.2, 0.1]], [0, 100, 250], length=1000
+    ),
     "rising-restless": lambda: RestlessRisingBandit("2-arms", length=500, variant="authors-code"),
     "delayed": lambda: DelayedPayoffBandit(
         [0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9], delay_range=[1, 3], decay=0.9, switching_cost=1.0

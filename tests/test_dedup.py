@@ -36,7 +36,10 @@ from .test_contracts import ENV_FACTORIES, POLICY_ENVS, POLICY_PARAMS, _const_op
 # --------------------------------------------------------------------------- declarations
 
 #: Policies that draw random numbers (with their default parameters).
-RANDOMISED = {"exp3", "epsilon-greedy", "r-exp3", "exp3-meta"}
+RANDOMISED = {
+    "exp3", "epsilon-greedy", "r-exp3", "exp3-meta", "thompson", "thompson-gaussian", "d-ts",
+    "sw-ts", "exp3s", "ser4", "cusum-ucb",
+}  # fmt: skip
 #: Composite policies whose declaration follows the policy they run.
 COMPOSITE_CASES = [
     ("srum", {}, True),
@@ -238,6 +241,22 @@ ENV_CASES: list[tuple[str, dict[str, Any] | None, bool]] = [
     ("rising-restless", {"instance": "15-arms", "length": 300}, False),
     ("rotting", {"instance": "two-arms", "length": 300, "noise": "none"}, True),
     ("rotting", {"instance": "ten-arms", "length": 300}, False),
+    (
+        "piecewise",
+        {"means": [[0.3, 0.9], [0.8, 0.2]], "change_points": [0, 9], "length": 300},
+        False,
+    ),
+    (
+        "piecewise",
+        {
+            "means": [[0.3, 0.9], [0.8, 0.2]],
+            "change_points": [0, 9],
+            "length": 300,
+            "noise": "gaussian",
+            "sigma": 0.0,
+        },
+        True,
+    ),
     ("opportunity", None, False),  # None: the contract tests' instance
     ("impact", None, False),
     ("delayed", None, False),

@@ -70,6 +70,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "rising": {"instance": "random", "length": 200, "seed": 3, "scale": 400},
     "rising-restless": {"instance": "2-arms", "length": 200},
     "rotting": {"instance": "ten-arms", "length": 300, "breakpoint": 100},
+    "piecewise": {"means": [[0.3, 0.9], [0.8, 0.2]], "change_points": [0, 100], "length": 300},
 }
 
 

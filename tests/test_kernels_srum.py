@@ -302,3 +302,40 @@ def test_other_variants_and_black_boxes_fall_back(params):
 def test_disabled_by_the_environment_variable(monkeypatch):
     monkeypatch.setenv("IMPACTBANDITS_KERNELS", "0")
     assert not _compiled(_env("linear", 0.4), {})
+
+
+_SEQUENCE = """
+import numpy as np, sys
+from impactbandits.core import BatchRNG, EnvironmentRandom
+from impactbandits.kernels import simulate
+from impactbandits.registry import build_environment, build_policy
+out = []
+for fairness in sys.argv[1].split(","):
+    env = build_environment("opportunity", {"means": [0.2, 0.35, 0.5, 0.65, 0.8, 0.95],
+                                            "fairness": fairness, "transfer_cost": 0.8})
+    trajectory = simulate(env, build_policy("srum", {}), 50000, 50000, np.array([50000]),
+                          EnvironmentRandom(3, 1, [0, 1, 2]), BatchRNG.from_key(3, (2,), [0, 1, 2]))
+    out.append(trajectory.reward[:, -1].tolist())
+print(out[-1])
+"""
+
+
+def test_each_fairness_form_runs_its_own_loop_after_another_in_one_process(kernel_backend):
+    """A fresh process (numba's disk cache warm) runs SRUM with one fairness form and then with
+    another: the second must give what it gives alone. It did not when the template's copies
+    per form shared one name ("advance"): loaded from the disk cache, the second form's loop
+    ran the first form's machine code."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "IMPACTBANDITS_KERNELS": kernel_backend}
+
+    def last(forms: str) -> str:
+        run = [sys.executable, "-c", _SEQUENCE, forms]
+        return subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout
+
+    alone = last("linear")
+    assert last("linear") == alone  # compiled, then loaded from the disk cache
+    assert last("uniform,linear") == alone
+    assert last("softmax,uniform,linear") == alone

@@ -531,6 +531,233 @@ DOMAINS: dict[tuple[str, str, str], Domain] = {
     ),
     **_entries(
         "policy",
+        "thompson",
+        {
+            "prior_alpha": D(
+                "α₀ > 0 (Agrawal & Goyal 2012: the Beta(α₀, β₀) prior; Beta(1, 1) is uniform)",
+                0.5,
+                0.0,
+                -1.0,
+            ),
+            "prior_beta": D(
+                "β₀ > 0 (Agrawal & Goyal 2012: the Beta(α₀, β₀) prior; Beta(1, 1) is uniform)",
+                2.0,
+                0.0,
+                -1.0,
+            ),
+        },
+    ),
+    **_entries(
+        "policy",
+        "d-ts",
+        {
+            "prior_alpha": D(
+                "α₀ > 0 (Agrawal & Goyal 2012: the Beta(α₀, β₀) prior; Beta(1, 1) is uniform)",
+                0.5,
+                0.0,
+                -1.0,
+            ),
+            "prior_beta": D(
+                "β₀ > 0 (Agrawal & Goyal 2012: the Beta(α₀, β₀) prior; Beta(1, 1) is uniform)",
+                2.0,
+                0.0,
+                -1.0,
+            ),
+            "discount": D(
+                "γ in (0, 1] (Raj & Kalyani 2017: discount of the Beta statistics; 1 is TS)",
+                0.95,
+                0.0,
+                -0.5,
+                1.01,
+            ),
+        },
+    ),
+    **_entries(
+        "policy",
+        "sw-ts",
+        {
+            "prior_alpha": D(
+                "α₀ > 0 (Agrawal & Goyal 2012: the Beta(α₀, β₀) prior; Beta(1, 1) is uniform)",
+                0.5,
+                0.0,
+                -1.0,
+            ),
+            "prior_beta": D(
+                "β₀ > 0 (Agrawal & Goyal 2012: the Beta(α₀, β₀) prior; Beta(1, 1) is uniform)",
+                2.0,
+                0.0,
+                -1.0,
+            ),
+            "window": D("τ int >= 1 (Garivier & Moulines §4: window of plays)", 100, 0, -5),
+        },
+    ),
+    **_entries(
+        "policy",
+        "thompson-gaussian",
+        {
+            "sigma": D(
+                "σ > 0 (Agrawal & Goyal 2013: the Gaussian posterior's scale)", 0.5, 0.0, -1.0
+            )
+        },
+    ),
+    **_entries(
+        "policy",
+        "kl-ucb",
+        {
+            "c": D(
+                "c >= 0 (Garivier & Cappé 2011, Alg. 1: level ln t + c ln ln t)", 3.0, -0.1, -1.0
+            ),
+            "sigma": D("σ > 0 (meaning: the Gaussian divergence's scale)", 0.5, 0.0, -1.0),
+        },
+    ),
+    **_entries(
+        "policy",
+        "sw-kl-ucb",
+        {
+            "c": D(
+                "c >= 0 (Garivier & Cappé 2011, Alg. 1: level ln t + c ln ln t)", 3.0, -0.1, -1.0
+            ),
+            "window": D("τ int >= 1 (Garivier & Moulines §4: window of plays)", 100, 0, -5),
+        },
+    ),
+    **_entries(
+        "policy",
+        "ucb-v",
+        {
+            "zeta": D(
+                "ζ > 0 (Audibert et al. 2009: E_t = ζ ln t; Theorem 1: ζ > 1)", 1.2, 0.0, -1.0
+            ),
+            "c": D("c >= 0 (Audibert et al. 2009, Eq. (1): the range term's constant)", 1.0, -0.5),
+            "b": D("b > 0 (Audibert et al. 2009: rewards in [0, b])", 1.0, 0.0, -1.0),
+        },
+    ),
+    **_entries(
+        "policy",
+        "exp3s",
+        {
+            "gamma": D(
+                "γ in (0, 1] (Auer et al. 2002, §8: Exp3.S's exploration rate)", 0.1, 0.0, -0.1, 1.5
+            ),
+            "alpha": D("α >= 0 (Auer et al. 2002, §8: the weight-sharing rate)", 0.001, -0.1, INF),
+            "hardness": D(
+                "int >= 1 (Auer et al. 2002, §8: the hardness S, 1 + switches)", 3, 0, -1, 2.5
+            ),
+        },
+    ),
+    **_entries(
+        "policy",
+        "ser4",
+        {
+            "delta": D(
+                "δ in (0, 1) (Allesiardo et al. 2017: the confidence level)", 0.05, 0.0, 1.0, -0.1
+            ),
+            "epsilon": D("ε >= 0 (Allesiardo et al. 2017: the elimination slack)", 0.01, -0.1, INF),
+            "phi": D(
+                "φ in [0, 1] (Allesiardo et al. 2017: the reset probability)", 0.01, -0.1, 1.5
+            ),
+        },
+    ),
+    **_entries(
+        "environment",
+        "piecewise",
+        {
+            "means": D(
+                "finite means, one non-empty list per segment (meaning; Bernoulli: in [0, 1])",
+                [[0.2, 0.8]],
+                [],
+                [[]],
+                [[NAN, 0.5]],
+            ),
+            "change_points": D("ints >= 0 (meaning: the rounds where segments start)", [0], [-1]),
+            "length": D(LENGTH, 50, 0, -1),
+            "sigma": D(SIGMA, 0.05, -0.1, -1.0),
+        },
+    ),
+    **_entries(
+        "policy",
+        "cusum-ucb",
+        {
+            "breakpoints": D(
+                "Υ int >= 1 (Liu et al. 2018; Cao et al. 2019: change points the tuning assumes)",
+                4,
+                0,
+                -1,
+                2.5,
+            ),
+            "alpha": D(
+                "α in [0, 1] (Liu et al. 2018, Alg. 2: a uniform-exploration probability)",
+                0.1,
+                -0.1,
+                1.5,
+            ),
+            "threshold": D(
+                "h > 0 (Liu et al. 2018, Alg. 1: the CUSUM alarm threshold)", 5.0, 0.0, -1.0, INF
+            ),
+            "warmup": D(
+                "M int >= 1 (Liu et al. 2018, Alg. 1: samples estimating the pre-change mean)",
+                20,
+                0,
+                -1,
+                2.5,
+            ),
+            "drift": D("ε >= 0 (Liu et al. 2018, Alg. 1: the CUSUM drift)", 0.1, -0.1, INF),
+            "xi": D("ξ > 0 (meaning: the UCB term's constant, √(ξ ln n / N))", 2.0, 0.0, -1.0),
+        },
+    ),
+    **_entries(
+        "policy",
+        "m-ucb",
+        {
+            "breakpoints": D(
+                "Υ int >= 1 (Liu et al. 2018; Cao et al. 2019: change points the tuning assumes)",
+                4,
+                0,
+                -1,
+                2.5,
+            ),
+            "window": D(
+                "w int >= 2 (Cao et al. 2019, Alg. 2: a window of two halves)", 20, 1, 0, -2, 2.5
+            ),
+            "threshold": D(
+                "b > 0 (Cao et al. 2019, Alg. 2: the alarm threshold)", 3.0, 0.0, -1.0, INF
+            ),
+            "gamma": D(
+                "γ in [0, 1] (Cao et al. 2019, Alg. 1: the forced-exploration rate)", 0.1, -0.1, 1.5
+            ),
+            "min_change": D(
+                "δ in (0, 1] (Cao et al. 2019, Remark 1: the smallest change, of [0, 1] means)",
+                0.1,
+                0.0,
+                -0.1,
+                1.5,
+            ),
+        },
+    ),
+    **_entries(
+        "policy",
+        "glr-klucb",
+        {
+            "delta": D(
+                "δ in (0, 1) (Besson et al. 2022: the GLR test's confidence)", 0.05, 0.0, 1.0, -0.1
+            ),
+            "alpha": D(
+                "α in (0, 1] (Besson et al. 2022, Alg. 1: the forced-exploration rate)",
+                0.1,
+                0.0,
+                -0.1,
+                1.5,
+            ),
+            "c": D("c >= 0 (Garivier & Cappé 2011: level ln t + c ln ln t)", 3.0, -0.1),
+            "test_every": D(
+                "int >= 1 (Besson et al. 2022: test every Δn observations)", 2, 0, -1, 2.5
+            ),
+            "split_every": D(
+                "int >= 1 (Besson et al. 2022: scan every Δs-th split)", 2, 0, -1, 2.5
+            ),
+        },
+    ),
+    **_entries(
+        "policy",
         "moss",
         {
             "alpha": D(
@@ -701,6 +928,7 @@ REQUIRED: dict[tuple[str, str], dict[str, Any]] = {
     ("environment", "impact"): {"high": [0.9, 0.8], "low": [0.3, 0.4]},
     ("environment", "restless"): {"curves": [[0.1, 0.5, 0.9], [0.3, 0.3, 0.3]]},
     ("policy", "spo-delta"): {"sigma": 0.1},
+    ("environment", "piecewise"): {"means": [[0.2, 0.8]], "change_points": [0], "length": 10},
 }
 
 

@@ -12,15 +12,19 @@ from impactbandits.core.policy import BatchedSimplePolicy
 from impactbandits.envs import BernoulliBandit, GaussianBandit
 from impactbandits.oracles import best_fixed_arm
 from impactbandits.policies import EXP3, UCB1, ExploreThenCommit, Greedy, RoundRobin
+from impactbandits.policies.kl_ucb import KLUCB
 from impactbandits.policies.moss import MOSS
+from impactbandits.policies.ucb_v import UCBV
 
 from .reference_policies import (
     FixedArm,
     ReferenceETC,
     ReferenceEXP3,
     ReferenceGreedy,
+    ReferenceKLUCB,
     ReferenceMOSS,
     ReferenceUCB1,
+    ReferenceUCBV,
 )
 from .simulation import run_batch
 
@@ -51,8 +55,32 @@ def _run(policy, env, rounds, reps=REPS, horizon=None, checkpoints=None, seed=21
         (ExploreThenCommit(m=7), ReferenceETC(7), GaussianBandit(n_arms=3, sigma=0.5)),
         (MOSS(), ReferenceMOSS(), BernoulliBandit([0.3, 0.5, 0.55, 0.7])),
         (MOSS(alpha=0.0), ReferenceMOSS(0.0), GaussianBandit(n_arms=5, sigma=0.2)),
+        (KLUCB(), ReferenceKLUCB(), BernoulliBandit([0.3, 0.5, 0.55, 0.7])),
+        (KLUCB(c=3.0), ReferenceKLUCB(c=3.0), BernoulliBandit([0.1, 0.15, 0.2])),
+        (KLUCB(level="kl-ucb+"), ReferenceKLUCB(plus=True), BernoulliBandit([0.4, 0.5, 0.45])),
+        (
+            KLUCB(divergence="gaussian", sigma=0.2),
+            ReferenceKLUCB(gaussian=True, sigma=0.2),
+            GaussianBandit(n_arms=5, sigma=0.2),
+        ),
+        (UCBV(), ReferenceUCBV(), BernoulliBandit([0.3, 0.5, 0.55, 0.7])),
+        (UCBV(zeta=1.0, c=0.5), ReferenceUCBV(1.0, 0.5), GaussianBandit(n_arms=4, sigma=0.1)),
     ],
-    ids=["ucb1-bernoulli", "ucb1-gaussian", "exp3", "greedy", "etc", "moss", "moss-gaussian"],
+    ids=[
+        "ucb1-bernoulli",
+        "ucb1-gaussian",
+        "exp3",
+        "greedy",
+        "etc",
+        "moss",
+        "moss-gaussian",
+        "kl-ucb",
+        "kl-ucb-c3",
+        "kl-ucb+",
+        "kl-ucb-gaussian",
+        "ucb-v",
+        "ucb-v-gaussian",
+    ],
 )
 def test_batched_policy_equals_plain_reference(fast, slow, env):
     a = _run(fast, env, 400)

@@ -15,7 +15,18 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PAGE = HERE.parent / "fidelity.md"
-PAPERS = ("lindner", "patil", "ron", "cella", "tang", "metelli", "rotting", "demo", "benchmark")
+PAPERS = (
+    "lindner",
+    "patil",
+    "ron",
+    "cella",
+    "tang",
+    "metelli",
+    "rotting",
+    "piecewise",
+    "demo",
+    "benchmark",
+)
 #: the hand-kept fields of a figure's row; its status and measured numbers come from
 #: ``claims.toml`` (:data:`impactbandits.experiments.claims.STATUSES`)
 FIELDS = ("name", "paper", "authors")

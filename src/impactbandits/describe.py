@@ -173,6 +173,12 @@ def describe(kind: str, width: int = 88) -> str:
         lines.append(f"import path: {obj.__module__}:{obj.__qualname__}")
     for paragraph in _paragraphs(obj):
         lines += ["", _wrap(plain(paragraph), width)]
+    module = inspect.getmodule(obj) if isinstance(obj, type) else None
+    if module is not None and module.__name__.startswith("impactbandits.") and module.__doc__:
+        # a built-in's citation, defaults and their sources live in its module's docstring
+        lines += ["", f"from its module ({module.__name__}):"]
+        for paragraph in _paragraphs(module):
+            lines += ["", _wrap(plain(paragraph), width)]
     if isinstance(obj, type):
         rows = parameters(obj)
         lines += ["", "parameters:" if rows else "parameters: none"]

@@ -64,6 +64,7 @@ ENVIRONMENTS: Mapping[str, str] = {
     "rising": "impactbandits.envs.rising:RisingBandit",
     "rising-restless": "impactbandits.envs.rising:RestlessRisingBandit",
     "rotting": "impactbandits.envs.rotting:RottingBandit",
+    "piecewise": "impactbandits.envs.piecewise:PiecewiseStationaryBandit",
 }
 
 ORACLES: Mapping[str, str] = {

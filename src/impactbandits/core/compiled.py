@@ -14,7 +14,10 @@ Python that numba compiles and marked with :func:`kernel`::
 ``params`` is the ``float64`` array the policy resolved in ``reset`` (its exploration constant,
 the horizon-derived window, …), ``k`` the number of arms, ``rounds`` the rounds to play, ``u``
 the round's uniform draw from the policy's random stream (:attr:`CompiledStep.draws`; ``0.0``
-for a policy that draws nothing). After ``reset`` the policy's :meth:`~impactbandits.core.
+for a policy that draws nothing). A policy that draws more than one value a round (Thompson
+sampling: one per arm) declares :attr:`CompiledStep.stream` instead: its ``init`` then takes
+the replication's counter-based stream as a fourth argument (:mod:`~impactbandits.core.
+streams`). After ``reset`` the policy's :meth:`~impactbandits.core.
 policy.Policy.compiled_step` returns them as a :class:`CompiledStep`, or ``None`` (no compiled
 form for these parameters, e.g. an ``authors-code`` variant).
 
@@ -93,6 +96,12 @@ class CompiledStep:
     update: Kernel
     params: np.ndarray
     draws: int = 0
+    stream: bool = False
+    """Whether the step draws from the policy's counter-based stream (:mod:`~impactbandits.
+    core.streams`): then ``init`` takes a fourth argument, the replication's stream (a
+    ``uint64`` array: key words and replication), keeps it in the state, and the step reads
+    its draws with :func:`~impactbandits.core.streams.stream_uniform` and the other kernels
+    there — the same values as the readable form's ``rng.stream``."""
 
     def __post_init__(self) -> None:
         for name in ("init", "select", "update"):
@@ -100,6 +109,8 @@ class CompiledStep:
                 raise TypeError(f"CompiledStep.{name} must be a function marked with @kernel")
         if self.draws not in (0, 1):
             raise ValueError("CompiledStep.draws must be 0 or 1")
+        if self.stream and self.draws:
+            raise ValueError("CompiledStep: a step draws from its stream or takes u, not both")
         params = np.ascontiguousarray(self.params, dtype=np.float64)
         if params.ndim != 1:
             raise ValueError("CompiledStep.params must be a 1-d array of numbers")

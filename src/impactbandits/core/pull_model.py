@@ -15,7 +15,8 @@ __all__ = ["PullModel"]
 @dataclass(frozen=True)
 class PullModel:
     """The m-th pull of arm i in replication r has expected reward
-    ``values[r or 0, i, m or 0]`` (shape ``(R or 1, K, M or 1)``) and reward
+    ``values[r or 0, i, m or 0]`` (shape ``(R or 1, K, M or 1)``; by round: :attr:`by_round`)
+    and reward
 
     * ``"none"``: the expected reward;
     * ``"normal"``: expected + ``sigma`` · z, z the standard normal of ``noise`` at (r, i, m);
@@ -32,3 +33,7 @@ class PullModel:
     noise: Literal["none", "normal", "beta", "bernoulli", "beta-mean", "beta-concentration"]
     sigma: float = 0.0
     table: CommonNoise | None = None
+    by_round: bool = False
+    """Whether the expected reward depends on the round instead of the pull: the m-th pull of
+    arm i in round t then has expected reward ``values[r or 0, i, t − 1]`` (a restless arm:
+    piecewise-stationary means), its noise still that of pull m."""

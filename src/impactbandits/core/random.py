@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from impactbandits.core.philox import normals, pairs, stream_key, uniforms
+from impactbandits.core.streams import PolicyStream
 
 __all__ = [
     "ENV_INSTANCE",
@@ -69,18 +70,41 @@ class BatchRNG:
     (draw unconditionally, then use the values where needed); the contract tests check this.
     """
 
-    def __init__(self, generators: Sequence[np.random.Generator], block: int = _DEFAULT_BLOCK):
+    def __init__(
+        self,
+        generators: Sequence[np.random.Generator],
+        block: int = _DEFAULT_BLOCK,
+        stream: PolicyStream | None = None,
+    ):
         if not generators:
             raise ValueError("BatchRNG needs at least one replication")
         self.generators: tuple[np.random.Generator, ...] = tuple(generators)
         self._block = int(block)
         self._buffer = np.empty((len(self.generators), 0))
         self._pos = 0
+        self._stream = stream
 
     @classmethod
     def from_key(cls, entropy: int, key: Sequence[int], replications: Sequence[int]) -> BatchRNG:
-        """Streams ``key + (replication,)`` for each replication index."""
-        return cls([generator_for(entropy, (*key, int(r))) for r in replications])
+        """Streams ``key + (replication,)`` for each replication index, and the counter-based
+        stream ``key`` of those replications (:attr:`stream`)."""
+        generators = [generator_for(entropy, (*key, int(r))) for r in replications]
+        return cls(generators, stream=PolicyStream.from_key(entropy, key, replications))
+
+    @property
+    def stream(self) -> PolicyStream:
+        """The policy's counter-based stream (:mod:`~impactbandits.core.streams`): draws by
+        (replication, channel, round), for policies that draw several values a round."""
+        if self._stream is None:
+            raise ValueError(
+                "this BatchRNG has no counter-based stream: build it with BatchRNG.from_key"
+            )
+        return self._stream
+
+    def spawn(self) -> BatchRNG:
+        """Independent streams for a policy run inside this one (a wrapper's inner policy)."""
+        stream = None if self._stream is None else self._stream.child(1)
+        return BatchRNG([g.spawn(1)[0] for g in self.generators], stream=stream)
 
     @property
     def size(self) -> int:

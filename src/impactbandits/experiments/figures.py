@@ -106,6 +106,7 @@ FIGURES: Mapping[str, str] = {
     "metelli-synthetic": "impactbandits.experiments.papers.metelli:SYNTHETIC",
     "rotting-abrupt": "impactbandits.experiments.papers.rotting:ABRUPT",
     "rotting-smooth": "impactbandits.experiments.papers.rotting:SMOOTH",
+    "piecewise-stationary": "impactbandits.experiments.papers.piecewise:FIGURE",
     "rested-benchmark": "impactbandits.experiments.papers.rested_benchmark:BENCHMARK",
 }
 

@@ -75,6 +75,8 @@ LOOP_ARGS: tuple[tuple[str, int], ...] = (
     ("float64", 1),  # params
     *_PULL_MODEL,
     ("float64", 2),  # uniforms
+    ("uint64", 2),  # streams
+    ("int64", 0),  # by_round
     *_CHECKPOINTS,
     ("int64", 1),  # invalid
     ("int64", 1),  # stop

@@ -172,6 +172,10 @@ def _run(
     key, ids = noise_key(model, replications)
     # the draws the readable form takes round by round, all at once (the same stream)
     uniforms = policy_rng.random(rounds) if step.draws else np.zeros((replications, 1))
+    if step.stream:
+        streams = policy_rng.stream.words()
+    else:
+        streams = np.zeros((replications, 3), dtype=np.uint64)
     n_cp = checkpoints.size
     outputs = (
         np.empty((replications, n_cp)),
@@ -190,6 +194,8 @@ def _run(
             key,
             ids,
             np.ascontiguousarray(uniforms, dtype=np.float64),
+            np.ascontiguousarray(streams, dtype=np.uint64),
+            int(model.by_round),
             rounds,
             np.ascontiguousarray(checkpoints, dtype=np.int64),
             *outputs,

@@ -1,7 +1,8 @@
 """The generic compiled round loop: any policy's compiled step on any environment's pull model.
 
 :func:`_template` is the loop, written once: for each replication, ``state = init(params, k,
-rounds)``, then every round ``a = select(state, params, t, u)``, the reward of the pull from the
+rounds)`` (with the replication's stream for a stream step), then every round ``a =
+select(state, params, t, u)``, the reward of the pull from the
 pull model and its common noise (:func:`~impactbandits.kernels.noise.outcome`), ``update(state,
 params, t, a, x)``, and the checkpoint summaries of :class:`~impactbandits.core.simulate.
 Trajectory`. ``init``, ``select`` and ``update`` are names it does not define: :func:`loop_for`
@@ -87,22 +88,41 @@ def _typeof_kernel(value: Kernel, context: Any) -> numba_types.Dispatcher:
 def loop_for(step: CompiledStep) -> Dispatcher:
     """The compiled loop of ``step``'s kernels (:func:`_template`), loaded from numba's disk
     cache when it was compiled before from the same sources."""
-    return _loop(step.init, step.select, step.update)
+    return _loop(step.init, step.select, step.update, step.stream)
+
+
+def _start_plain(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -> Any:
+    """A step's state, from an ``init`` that takes no stream."""
+    return init(params, k, rounds)
+
+
+def _start_stream(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -> Any:
+    """A step's state, from an ``init`` that keeps the replication's stream."""
+    return init(params, k, rounds, stream)
 
 
 @functools.cache
-def _loop(init: Kernel, select: Kernel, update: Kernel) -> Dispatcher:
-    step = CompiledStep(init, select, update, np.zeros(0))
+def _loop(init: Kernel, select: Kernel, update: Kernel, stream: bool = False) -> Dispatcher:
+    step = CompiledStep(init, select, update, np.zeros(0), stream=stream)
     tag = step_tag(step)
+    compiled_init = compile_kernel(init, inline=True)
+    starter = _start_stream if stream else _start_plain
+    # a name of its own per step (numba names machine code by qualified name and a counter that
+    # restarts in every process: copies of one function with other globals must not share it)
+    start_name = f"start_{tag}" if tag is not None else f"start_{id(init):x}_{int(stream)}"
+    start = types.FunctionType(
+        starter.__code__, dict(starter.__globals__, init=compiled_init), start_name
+    )
+    start.__qualname__ = start_name
     # the step's dispatchers, inlined into the loop: a large state tuple would otherwise be copied
     # into every call (SPO's twelve arrays: ~90 ns a round)
     scope = dict(
         _template.__globals__,
-        init=compile_kernel(init, inline=True),
+        start=njit(inline="always", nogil=True)(start),
         select=compile_kernel(select, inline=True),
         update=compile_kernel(update, inline=True),
     )
-    name = f"loop_{tag}" if tag is not None else f"loop_{id(select):x}"
+    name = f"loop_{tag}" if tag is not None else f"loop_{id(select):x}_{int(stream)}"
     function = types.FunctionType(_template.__code__, scope, name, _template.__defaults__)
     function.__qualname__ = name
     # a user's kernels are inlined: the loop is compiled with their bounds checking
@@ -158,6 +178,7 @@ _make_array: Any = make_array
 
 # names the template leaves to loop_for (module docstring); never called as module globals
 init: Any = None
+start: Any = None
 select: Any = None
 update: Any = None
 
@@ -170,6 +191,8 @@ def _template(
     key: np.ndarray,
     replication_ids: np.ndarray,
     uniforms: np.ndarray,
+    streams: np.ndarray,
+    by_round: int,
     rounds: int,
     checkpoints: np.ndarray,
     out_reward: np.ndarray,
@@ -190,7 +213,11 @@ def _template(
     replication and arm); ``noise``, ``sigma``, ``key`` and ``replication_ids`` (the seeds, as
     ``uint64``): the common noise (:func:`~impactbandits.kernels.noise.outcome`);
     ``uniforms``: ``(R, rounds)`` draws of the policy's stream, or ``(R, 1)`` zeros for none
-    (read at a stride of 0: a branch on "draws or not" in the round slowed every step 2x)."""
+    (read at a stride of 0: a branch on "draws or not" in the round slowed every step 2x);
+    ``streams``: ``(R, 3)`` each replication's counter-based stream, handed to a stream step's
+    ``init`` (:attr:`~impactbandits.core.compiled.CompiledStep.stream`); ``by_round``: 1 when
+    ``values`` is indexed by the round, not the pull (:attr:`~impactbandits.core.pull_model.
+    PullModel.by_round`)."""
     replications, k = replication_ids.size, values.shape[1]
     per_replication = values.shape[0] > 1
     per_pull = values.shape[2] > 1
@@ -200,7 +227,7 @@ def _template(
     for r in range(replications):
         if stopped(stop, 0):
             return STOPPED
-        owned = init(params, k, rounds)
+        owned = start(params, k, rounds, streams[r])
         state = lend(owned)  # see lend: no reference counting in the rounds
         pulls = np.zeros(k, dtype=np.int64)
         row = values[r if per_replication else 0]
@@ -219,7 +246,7 @@ def _template(
                 invalid[2] = a
                 return INVALID
             m = pulls[a]
-            v = row[a, m if per_pull else 0]
+            v = row[a, t - 1] if by_round else row[a, m if per_pull else 0]
             x = outcome(noise, sigma, key, replication_ids[r], a, m, v)
             reward += x
             value += v

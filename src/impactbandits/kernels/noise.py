@@ -13,8 +13,9 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 from numba import njit, types
-from numba.extending import get_cython_function_address
+from numba.extending import get_cython_function_address, overload
 
+from impactbandits.core.streams import inverse_normal
 from impactbandits.kernels.codes import BERNOULLI, BETA_CONCENTRATION, BETA_MEAN, NORMAL
 
 _M0 = np.uint64(0xD2511F53)
@@ -42,6 +43,16 @@ _betaincinv = _bind(
     "__pyx_fuse_0betaincinv",
     types.float64(types.float64, types.float64, types.float64),
 )
+
+
+@overload(inverse_normal, inline="always")
+def _inverse_normal(p: Any) -> Any:
+    """Compiled :func:`~impactbandits.core.streams.inverse_normal`: the same C function."""
+
+    def implementation(p: Any) -> Any:
+        return _ndtri(p)
+
+    return implementation
 
 
 @njit(cache=True, nogil=True)

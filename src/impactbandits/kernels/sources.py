@@ -91,15 +91,16 @@ def files_tag(
 
 
 @functools.cache
-def _step_tag(init: Kernel, select: Kernel, update: Kernel) -> str | None:
+def _step_tag(init: Kernel, select: Kernel, update: Kernel, stream: bool) -> str | None:
     kernels = (init, select, update)
     names = [f"{k.py_func.__module__}:{k.py_func.__qualname__}" for k in kernels]
-    return files_tag(names, [k.py_func for k in kernels])
+    return files_tag([*names, "stream"] if stream else names, [k.py_func for k in kernels])
 
 
 def step_tag(step: CompiledStep) -> str | None:
-    """The name of ``step``'s loop (once per process and step)."""
-    return _step_tag(step.init, step.select, step.update)
+    """The name of ``step``'s loop (once per process and step; a stream step's loop hands
+    ``init`` the stream, so it has its own name)."""
+    return _step_tag(step.init, step.select, step.update, step.stream)
 
 
 @functools.cache

@@ -75,7 +75,14 @@ def _srum(value: Any, range_: Any) -> Dispatcher:
     # a user's kernels are inlined: what they are inlined into is compiled with their bounds
     # checking
     users = not (builtin(value.py_func) and builtin(range_.py_func))
-    step = types.FunctionType(_advance_template.__code__, scope, "advance")
+    # a name of its own per fairness form: numba names a compiled function by its qualified
+    # name and a counter that restarts in every process, so two copies of the template both
+    # called "advance" could resolve to one another's machine code when a loop compiled in one
+    # process is loaded from the disk cache in another (the second fairness form of a process
+    # then ran the first one's advance)
+    advance_name = f"advance_{tag}" if tag is not None else f"advance_{id(value):x}"
+    step = types.FunctionType(_advance_template.__code__, scope, advance_name)
+    step.__qualname__ = advance_name
     advance_ = njit(nogil=True, error_model="numpy", boundscheck=users)(step)
     scope = dict(_template.__globals__, advance=advance_)
     name = f"run_srum_{tag}" if tag is not None else f"run_srum_{id(value):x}"

@@ -254,7 +254,7 @@ class SelfRegulatedUtilityMaximization(Policy):
         self.cycle = np.zeros(size, dtype=np.int64)
         self.targets = np.zeros((size, k))
         inner_horizon = T if self._inner.requires_horizon else None
-        self._inner.reset(space, inner_horizon, BatchRNG([g.spawn(1)[0] for g in rng.generators]))
+        self._inner.reset(space, inner_horizon, rng.spawn())
         self._rows = np.ones(size, dtype=bool)
         self._advance(self._rows, initial=True)
 
@@ -408,7 +408,7 @@ class ConstantFairnessElimination(Policy):
         self.estimates = _Estimates(size, space.n, T)
         self.active = np.broadcast_to(self.required > 0, (size, space.n)).copy()
         self.pointer = np.zeros(size, dtype=np.int64)
-        self._inner.reset(space, None, BatchRNG([g.spawn(1)[0] for g in rng.generators]))
+        self._inner.reset(space, None, rng.spawn())
         self.phase = np.where(self.active.any(axis=1), 0, 1)
         self._arange = np.arange(space.n)
 

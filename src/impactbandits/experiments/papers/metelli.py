@@ -8,10 +8,14 @@ the expected reward (their observation model):
 * **2 arms, rested** — their bandit 1 (a slow riser against a linear ramp), R-ed-UCB;
 * **15 arms, restless** — bandit 0 as a restless bandit, R-less-UCB.
 
-Baselines, at the authors' settings: SW-UCB (Garivier & Moulines 2011; τ = ⌊4√(T ln T)⌋,
-ξ = 0.6), Rexp3 (Besbes et al. 2014; variation budget V_T = 0.001·T, their
-``sigma = 0.001``) and UCB1 (stationary; in place of their KL-UCB). Their SW-TS, SW-KL-UCB,
-KL-UCB and Ser4 are not in the library (docs/fidelity.md). Regret is exact policy regret: for the
+Baselines, the paper's full line-up at the authors' settings
+(albertometelli/stochastic-rising-bandits@2b49e82, ``src/main.py`` and ``src/algorithms``):
+SW-UCB (Garivier & Moulines 2011; τ = ⌊4√(T ln T)⌋, ξ = 0.6), SW-TS (Trovò et al. 2020;
+τ = ⌈√T⌉), SW-KL-UCB (τ = ⌈σ^{−4/5}⌉ = 252 with their σ = 0.001, c = 3), KL-UCB (Garivier &
+Cappé 2011, their c = 3; the paper's level ln t + c ln ln t, where their code takes the
+horizon's), Rexp3 (Besbes et al. 2014; variation budget V_T = 0.001·T, their
+``sigma = 0.001``), Ser4 (Allesiardo et al. 2017; δ = 1/T, ε = 1/(KT), their φ) — and UCB1
+(stationary), which the paper does not run. Regret is exact policy regret: for the
 rested instances against the optimal allocation (the best single arm, since rewards are
 non-decreasing), for the restless one against the best arm in every round — the benchmarks of
 their ``Bandit.oracle``.
@@ -46,6 +50,8 @@ RESTED = ("15 arms, rested", "2 arms, rested")
 RESTLESS = ("15 arms, restless",)
 #: Rexp3's variation budget as a fraction of T (the authors' ``sigma``).
 REXP3_BUDGET = 0.001
+#: c of the ln ln term of KL-UCB and SW-KL-UCB in the authors' code (``self.c = 3``).
+KL_C = 3.0
 
 
 def synthetic(quick: bool, variant: str = "paper") -> ExperimentSpec:
@@ -65,7 +71,11 @@ def synthetic(quick: bool, variant: str = "paper") -> ExperimentSpec:
         {"kind": "r-ed-ucb", "label": "R-ed-UCB", "variant": variant, "environments": RESTED},
         {"kind": "r-less-ucb", "label": "R-less-UCB", "variant": variant, "environments": RESTLESS},
         {"kind": "sw-ucb", "label": "SW-UCB"},
+        {"kind": "sw-ts", "label": "SW-TS"},
+        {"kind": "sw-kl-ucb", "label": "SW-KL-UCB", "c": KL_C},
+        {"kind": "kl-ucb", "label": "KL-UCB", "c": KL_C},
         {"kind": "r-exp3", "label": "Rexp3", "variation_budget": REXP3_BUDGET * horizon},
+        {"kind": "ser4", "label": "Ser4"},
         {"kind": "ucb1", "label": "UCB1"},
     ]
     return ExperimentSpec.create(

@@ -17,11 +17,13 @@ families of Lindner et al. (2021) and each paper's own noise elsewhere:
 Algorithms: SPO (with noise the paper's Corollary 1, SPO-δ, told the family's sub-Gaussian σ),
 Patil et al.'s (2023) Algorithm 1, HKR (Heidari et al. 2016), R-ed-UCB (Metelli et al. 2022),
 SW-UCB and D-UCB (Garivier & Moulines 2011, Lindner et al.'s settings), EXP3 (γ tuned to the
-horizon) and Rexp3 (Besbes et al. 2014), UCB1 and greedy — each at its defaults. FEWA (Seznec et
-al. 2019) and RAW-UCB (Seznec et al. 2020) run at their experiments' α. :func:`environments` and
-:func:`policies` are the two places to extend. FEWA and RAW-UCB are told σ = 0.05 (the noise of
-every family but rising). Every policy runs on every environment (HKR and Patil's algorithm
-assume increasing rewards: the benchmark shows what they do elsewhere).
+horizon) and Rexp3 (Besbes et al. 2014), UCB1, KL-UCB (Garivier & Cappé 2011), Thompson
+sampling (Agrawal & Goyal 2012, rewards in [0, 1] binarized) and greedy — each at its defaults.
+FEWA (Seznec et al. 2019) and RAW-UCB (Seznec et al. 2020) run at their experiments' α.
+:func:`environments` and :func:`policies` are the two places to extend. FEWA and RAW-UCB are
+told σ = 0.05 (the noise of every family but rising). Every policy runs on every environment
+(HKR and Patil's algorithm assume increasing rewards: the benchmark shows what they do
+elsewhere).
 
 Horizons T = 2,000 and 10,000 with 30 replications (``--quick``: T = 300 and 1,000, 3
 replications). The leaderboard (``leaderboard.csv``, ``ranks.csv``, ``leaderboard.md`` and rank
@@ -164,6 +166,8 @@ def policies(envs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         {"kind": "exp3", "label": "EXP3"},
         {"kind": "r-exp3", "label": "R-EXP3"},
         {"kind": "ucb1", "label": "UCB1"},
+        {"kind": "kl-ucb", "label": "KL-UCB"},
+        {"kind": "thompson", "label": "TS"},
         {"kind": "greedy", "label": "greedy"},
     ]
     return out

@@ -173,3 +173,30 @@ def test_metelli_figure_at_quick_scale(tmp_path, variant):
     assert optimum["15 arms, restless"] > optimum["15 arms, rested"]
     pngs = figure.render(tmp_path)
     assert len(pngs) == 3 and all(p.stat().st_size > 5000 for p in pngs)
+
+
+@pytest.mark.parametrize(
+    "env_spec",
+    [
+        (
+            "restless",
+            {"curves": [[0.1, 0.5, 0.9] * 200, [0.4] * 600], "noise": "gaussian", "sigma": 0.1},
+        ),
+        ("restless", {"curves": [[0.1, 0.5, 0.9] * 200, [0.4] * 600], "noise": "beta-mean"}),
+        ("rising-restless", {"instance": "15-arms", "length": 600}),
+        ("rising-restless", {"instance": "2-arms", "length": 600, "variant": "authors-code"}),
+    ],
+    ids=["restless-gaussian", "restless-beta-mean", "rising-restless", "rising-restless-authors"],
+)
+@pytest.mark.parametrize("policy", ["ucb1", "kl-ucb", "sw-ts"])
+def test_restless_arms_run_compiled_with_the_readable_numbers(env_spec, policy):
+    """A restless environment's pull model reads the means by round (its noise by pull): the
+    compiled loop gives the readable loop's numbers bit for bit (the authors-code variant of
+    the rising restless bandit advances its arms by pulls, as the rested model does)."""
+    pytest.importorskip("numba")
+    from impactbandits.registry import build_environment, build_policy
+    from impactbandits.testing import check_compiled_step
+
+    assert check_compiled_step(
+        lambda: build_policy(policy, {}), lambda: build_environment(*env_spec), rounds=500
+    )

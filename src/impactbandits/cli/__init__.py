@@ -200,8 +200,8 @@ def reproduce(
     """Reproduce a registered paper figure (NAME from `impactbandits list figures`) and write
     its report.
 
-    On 2 cores with the compiled loops, a figure takes 4 s to 2 min at full paper scale (about
-    16 min for all 21 registered figures) and a few seconds with --quick; `impactbandits describe
+    On 2 cores with the compiled loops, a figure takes 2 s to 3.5 min at full paper scale (about
+    13 min for all 22 registered figures) and a few seconds with --quick; `impactbandits describe
     NAME` shows a figure's size. Interrupted runs resume where they stopped."""
     from impactbandits.experiments.figures import get_figure
     from impactbandits.experiments.report import write_report

@@ -84,5 +84,10 @@ class RestlessBandit(RestedBandit):
         return np.broadcast_to(row, self._counts.shape)
 
     def pull_model(self, pulls: int) -> PullModel | None:
-        """``None``: rewards are not a function of the pull count (no compiled loop)."""
-        return None
+        """What :meth:`step` computes, for the compiled loops: the expected reward by round
+        (:attr:`~impactbandits.core.pull_model.PullModel.by_round`), its noise by pull, as the
+        rested model draws it. Call after :meth:`reset`."""
+        rested = super().pull_model(pulls)
+        if rested is None:
+            return None
+        return PullModel(rested.values, rested.noise, rested.sigma, rested.table, by_round=True)

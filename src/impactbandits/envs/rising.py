@@ -31,6 +31,7 @@ import numpy as np
 from pydantic import Field
 
 from impactbandits.core.feedback import Outcome
+from impactbandits.core.pull_model import PullModel
 from impactbandits.core.variants import Variant
 from impactbandits.envs.rested import NoiseKind, RestedBandit
 from impactbandits.envs.restless import RestlessBandit
@@ -172,3 +173,8 @@ class RestlessRisingBandit(RestlessBandit):
         if self.variant == "authors-code":
             return RestedBandit.expected_rewards(self)
         return super().expected_rewards()
+
+    def pull_model(self, pulls: int) -> PullModel | None:
+        if self.variant == "authors-code":
+            return RestedBandit.pull_model(self, pulls)
+        return super().pull_model(pulls)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+from impactbandits.core.feedback import Feedback
+from impactbandits.core.policy import Policy
 
 
 def run_batch(
@@ -33,3 +35,25 @@ def run_batch(
         EnvironmentRandom(seed, env_key, reps),
         BatchRNG.from_key(seed, (policy_key,), reps),
     )
+
+
+class PerReplication(Policy):
+    """A plain single-replication reference per replication (``factory(stream)``), each handed
+    its own counter-based stream (its row of the batch's stream words): the references of the
+    sampling and randomised policies read the same stream positions as the batched forms."""
+
+    def __init__(self, factory):
+        self.factory = factory
+
+    def reset(self, space, horizon, rng):
+        words = rng.stream.words()
+        self.copies = [self.factory(words[r]) for r in range(rng.size)]
+        for copy in self.copies:
+            copy.reset(space, horizon, None)
+
+    def select(self):
+        return np.array([c.select() for c in self.copies], dtype=np.int64)
+
+    def update(self, actions, feedback):
+        for r, c in enumerate(self.copies):
+            c.update(int(actions[r]), Feedback(feedback.reward[r]))

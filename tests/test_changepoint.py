@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from impactbandits.core import BatchRNG, EnvironmentRandom
-from impactbandits.core.policy import Policy
 from impactbandits.core.streams import stream_uniform
 from impactbandits.envs import BernoulliBandit
 from impactbandits.envs.piecewise import PiecewiseStationaryBandit
@@ -21,7 +20,7 @@ from impactbandits.policies.glr_klucb import GLRklUCB, glr_threshold, h_inverse,
 from impactbandits.policies.m_ucb import MUCB
 from impactbandits.testing import check_compiled_step, check_policy
 
-from .simulation import run_batch
+from .simulation import PerReplication, run_batch
 
 REPS = [0, 3, 5, 8, 11, 14]
 #: Bernoulli arms whose means jump twice, after a third and two thirds of the rounds (400 and
@@ -60,7 +59,7 @@ class ReferenceCUSUMUCB:
         self.words, self.breakpoints = words, breakpoints
         self.alpha, self.h, self.m, self.eps, self.xi = alpha, h, m, eps, xi
 
-    def reset(self, space, horizon):
+    def reset(self, space, horizon, rng=None):
         self.k, self.t = space.n, 0
         self.history = [[] for _ in range(self.k)]
         if self.h is None:
@@ -97,7 +96,8 @@ class ReferenceCUSUMUCB:
                 return True
         return False
 
-    def update(self, arm, reward):
+    def update(self, arm, feedback):
+        reward = float(feedback.reward)
         self.history[arm].append(reward)
         if self.cusum(self.history[arm]):
             self.history[arm] = []
@@ -111,7 +111,7 @@ class ReferenceMUCB:
     def __init__(self, words, window, threshold, gamma):
         self.w, self.b, self.gamma = window, threshold, gamma
 
-    def reset(self, space, horizon):
+    def reset(self, space, horizon, rng=None):
         self.k, self.t, self.tau = space.n, 0, 0
         self.z = [[] for _ in range(self.k)]
 
@@ -129,7 +129,8 @@ class ReferenceMUCB:
         ]
         return values.index(max(values))
 
-    def update(self, arm, reward):
+    def update(self, arm, feedback):
+        reward = float(feedback.reward)
         self.z[arm].append(reward)
         if len(self.z[arm]) >= self.w:
             window = self.z[arm][-self.w :]
@@ -153,7 +154,7 @@ class ReferenceGLRklUCB:
         self.delta, self.alpha0, self.growing, self.local = delta, alpha, growing, local
         self.theory, self.c, self.every_n, self.every_s = theory, c, every_n, every_s
 
-    def reset(self, space, horizon):
+    def reset(self, space, horizon, rng=None):
         self.k, self.t, self.episode = space.n, 0, 1
         self.z = [[] for _ in range(self.k)]
         self.tau = [0] * self.k
@@ -209,7 +210,8 @@ class ReferenceGLRklUCB:
                 return True
         return False
 
-    def update(self, arm, reward):
+    def update(self, arm, feedback):
+        reward = float(feedback.reward)
         self.z[arm].append(reward)
         n = len(self.z[arm])
         if n < 2 or n % self.every_n or not self.glr(self.z[arm]):
@@ -218,26 +220,6 @@ class ReferenceGLRklUCB:
         for i in [arm] if self.local else range(self.k):
             self.z[i] = []
             self.tau[i] = self.t
-
-
-class PerReplication(Policy):
-    """One plain reference per replication, each handed its replication's stream words."""
-
-    def __init__(self, factory):
-        self.factory = factory
-
-    def reset(self, space, horizon, rng):
-        words = rng.stream.words()
-        self.copies = [self.factory(words[r]) for r in range(rng.size)]
-        for copy in self.copies:
-            copy.reset(space, horizon)
-
-    def select(self):
-        return np.array([c.select() for c in self.copies], dtype=np.int64)
-
-    def update(self, actions, feedback):
-        for r, c in enumerate(self.copies):
-            c.update(int(actions[r]), float(feedback.reward[r]))
 
 
 def _run(policy, env, rounds=ROUNDS, reps=REPS):

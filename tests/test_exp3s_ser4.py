@@ -12,8 +12,7 @@ import pytest
 
 from impactbandits import kernels
 from impactbandits.core import BatchRNG
-from impactbandits.core.feedback import Feedback
-from impactbandits.core.policy import Policy, SimplePolicy
+from impactbandits.core.policy import SimplePolicy
 from impactbandits.core.spaces import Discrete
 from impactbandits.core.streams import stream_uniform
 from impactbandits.envs.rested import RestedBandit
@@ -24,33 +23,12 @@ from impactbandits.policies.ser4 import Ser4
 from impactbandits.registry import build_environment
 from impactbandits.testing import check_compiled_step, check_policy
 
-from .simulation import run_batch
+from .simulation import PerReplication, run_batch
 
 REPS = [0, 4, 9, 13]
 
 
 # ---------------------------------------------------------------- plain references
-
-
-class PerReplication(Policy):
-    """One plain reference per replication, each handed its own stream (the row of the batch's
-    stream words)."""
-
-    def __init__(self, factory):
-        self.factory = factory
-
-    def reset(self, space, horizon, rng):
-        words = rng.stream.words()
-        self.copies = [self.factory(words[r]) for r in range(rng.size)]
-        for copy in self.copies:
-            copy.reset(space, horizon, None)
-
-    def select(self):
-        return np.array([c.select() for c in self.copies])
-
-    def update(self, actions, feedback):
-        for r, c in enumerate(self.copies):
-            c.update(int(actions[r]), Feedback(feedback.reward[r]))
 
 
 class ReferenceExp3S(SimplePolicy):

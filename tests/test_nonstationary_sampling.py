@@ -10,8 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from impactbandits.core.feedback import Feedback
-from impactbandits.core.policy import Policy, SimplePolicy
+from impactbandits.core.policy import SimplePolicy
 from impactbandits.envs import BernoulliBandit, GaussianBandit
 from impactbandits.envs.restless import RestlessBandit
 from impactbandits.policies.kl_ucb import KLUCB, kl_upper_bound
@@ -24,31 +23,10 @@ from impactbandits.policies.thompson_nonstationary import (
 from impactbandits.registry import build_environment
 from impactbandits.testing import check_compiled_step, check_policy
 
-from .simulation import run_batch
+from .simulation import PerReplication, run_batch
 
 REPS = [0, 4, 9, 13]
 ROUNDS = 300
-
-
-class PerReplication(Policy):
-    """A plain single-replication reference per replication, each handed its own stream (the
-    row of the batch's stream words)."""
-
-    def __init__(self, factory):
-        self.factory = factory
-
-    def reset(self, space, horizon, rng):
-        words = rng.stream.words()
-        self.copies = [self.factory(words[r]) for r in range(rng.size)]
-        for copy in self.copies:
-            copy.reset(space, horizon, None)
-
-    def select(self):
-        return np.array([c.select() for c in self.copies])
-
-    def update(self, actions, feedback):
-        for r, c in enumerate(self.copies):
-            c.update(int(actions[r]), Feedback(feedback.reward[r]))
 
 
 # --- references, straight from the pseudo-code ------------------------------------------------

@@ -8,38 +8,14 @@ import math
 import numpy as np
 import pytest
 
-from impactbandits.core.policy import Policy
 from impactbandits.envs import BernoulliBandit, GaussianBandit
 from impactbandits.envs.rested import RestedBandit
 from impactbandits.policies.thompson import GaussianThompsonSampling, ThompsonSampling
 
 from .reference_policies import ReferenceGaussianThompson, ReferenceThompson
-from .simulation import run_batch
+from .simulation import PerReplication, run_batch
 
 REPS = [0, 4, 9, 13]
-
-
-class PerReplication(Policy):
-    """A plain single-replication reference per replication, each handed its own stream (the
-    row of the batch's stream words)."""
-
-    def __init__(self, factory):
-        self.factory = factory
-
-    def reset(self, space, horizon, rng):
-        words = rng.stream.words()
-        self.copies = [self.factory(words[r]) for r in range(rng.size)]
-        for copy in self.copies:
-            copy.reset(space, horizon, None)
-
-    def select(self):
-        return np.array([c.select() for c in self.copies])
-
-    def update(self, actions, feedback):
-        from impactbandits.core.feedback import Feedback
-
-        for r, c in enumerate(self.copies):
-            c.update(int(actions[r]), Feedback(feedback.reward[r]))
 
 
 def _run(policy, env, rounds=300, reps=REPS):

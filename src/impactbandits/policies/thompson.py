@@ -31,10 +31,43 @@ from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
-from impactbandits.core.streams import stream_beta, stream_normal, stream_uniform
+from impactbandits.core.streams import PolicyStream, stream_beta, stream_normal, stream_uniform
 from impactbandits.params import PositiveFloat
+from impactbandits.policies.classic import counts_update
+from impactbandits.policies.statistics import ArmStatistics
 
-__all__ = ["GaussianThompsonSampling", "ThompsonSampling"]
+__all__ = [
+    "GaussianThompsonSampling",
+    "Rule",
+    "ThompsonSampling",
+    "beta_posterior_draws",
+    "counted",
+    "counted_outcome",
+    "counts_with_stream",
+    "posterior_select",
+]
+
+
+#: How a reward r in [0, 1] is counted (module docstring).
+Rule = Literal["binarize", "fractional"]
+
+
+def counted(stream: PolicyStream, n: int, t: int, reward: np.ndarray, binarize: bool) -> np.ndarray:
+    """The counted outcome of round ``t`` (``n`` arms): 1{u < r} with u the uniform of channel
+    2n (Agrawal & Goyal 2012, Algorithm 2), or r itself."""
+    if not binarize:
+        return reward
+    u = stream.uniform(2 * n, t)
+    return np.where(u < reward, 1.0, 0.0)
+
+
+def beta_posterior_draws(
+    stream: PolicyStream, successes: np.ndarray, failures: np.ndarray, prior: tuple[float, float],
+    t: int,
+) -> np.ndarray:  # fmt: skip
+    """θ_i ~ Beta(S_i + α₀, F_i + β₀) of round ``t`` for every replication and arm."""
+    arms = np.arange(successes.shape[1])
+    return stream.beta(successes + prior[0], failures + prior[1], arms, t)
 
 
 class ThompsonSampling(Policy):
@@ -45,7 +78,7 @@ class ThompsonSampling(Policy):
         self,
         prior_alpha: PositiveFloat = 1.0,
         prior_beta: PositiveFloat = 1.0,
-        update: Literal["binarize", "fractional"] = "binarize",
+        update: Rule = "binarize",
     ) -> None:
         self.prior_alpha = float(prior_alpha)
         self.prior_beta = float(prior_beta)
@@ -55,57 +88,62 @@ class ThompsonSampling(Policy):
         self.n = space.n
         self.t = 0
         self.stream = rng.stream
-        self.alpha = np.full((rng.size, space.n), self.prior_alpha)
-        self.beta = np.full((rng.size, space.n), self.prior_beta)
+        self.successes = np.zeros((rng.size, space.n))
+        self.failures = np.zeros((rng.size, space.n))
         self.rows = np.arange(rng.size)
-        self.arms = np.arange(space.n)
 
     def select(self) -> np.ndarray:
         self.t += 1
-        theta = self.stream.beta(self.alpha, self.beta, self.arms, self.t)
+        prior = (self.prior_alpha, self.prior_beta)
+        theta = beta_posterior_draws(self.stream, self.successes, self.failures, prior, self.t)
         return np.argmax(theta, axis=1)
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         reward = np.asarray(feedback.reward, dtype=np.float64)
-        if self.rule == "binarize":
-            u = self.stream.uniform(2 * self.n, self.t)
-            reward = np.where(u < reward, 1.0, 0.0)
-        self.alpha[self.rows, actions] += reward
-        self.beta[self.rows, actions] += 1.0 - reward
+        x = counted(self.stream, self.n, self.t, reward, self.rule == "binarize")
+        self.successes[self.rows, actions] += x
+        self.failures[self.rows, actions] += 1.0 - x
 
     def compiled_step(self) -> CompiledStep | None:
         params = np.array([self.prior_alpha, self.prior_beta, float(self.rule == "binarize")])
-        return CompiledStep(_beta_init, _beta_select, _beta_update, params, stream=True)
+        return CompiledStep(counts_with_stream, posterior_select, _beta_update, params, stream=True)
 
 
 @kernel
-def _beta_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray):  # type: ignore[no-untyped-def]
-    """α and β of every arm at the prior, and the replication's stream."""
-    return np.full(k, params[0]), np.full(k, params[1]), stream.copy()
+def counts_with_stream(params: np.ndarray, k: int, rounds: int, stream: np.ndarray):  # type: ignore[no-untyped-def]
+    """Success and failure counts at 0 (the prior is added when drawing), and the stream."""
+    return np.zeros(k), np.zeros(k), stream.copy()
 
 
 @kernel
-def _beta_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
-    """:meth:`ThompsonSampling.select` for one replication."""
-    alpha, beta, stream = state
+def posterior_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """argmax_i θ_i, θ_i ~ Beta(S_i + α₀, F_i + β₀) of round t (``params``: α₀, β₀, …), for
+    one replication; ``state`` starts with S, F and ends with the stream."""
+    successes, failures, stream = state[0], state[1], state[-1]
     best = 0
     best_value = -math.inf
-    for i in range(alpha.size):
-        value = stream_beta(stream, alpha[i], beta[i], i, t)
+    for i in range(successes.size):
+        value = stream_beta(stream, successes[i] + params[0], failures[i] + params[1], i, t)
         if value > best_value:
             best, best_value = i, value
     return best
 
 
+@kernel(inline=True)
+def counted_outcome(stream: np.ndarray, k: int, t: int, reward: float, binarize: float) -> float:
+    """:func:`counted` for one replication."""
+    if binarize > 0.0:
+        return 1.0 if stream_uniform(stream, 2 * k, t, 0) < reward else 0.0
+    return reward
+
+
 @kernel
 def _beta_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
-    """:meth:`ThompsonSampling.update` for one replication."""
-    alpha, beta, stream = state
-    x = reward
-    if params[2] > 0.0:
-        x = 1.0 if stream_uniform(stream, 2 * alpha.size, t, 0) < reward else 0.0
-    alpha[arm] += x
-    beta[arm] += 1.0 - x
+    """:meth:`ThompsonSampling.update` for one replication (``params``: α₀, β₀, binarize)."""
+    successes, failures, stream = state
+    x = counted_outcome(stream, successes.size, t, reward, params[2])
+    successes[arm] += x
+    failures[arm] += 1.0 - x
 
 
 class GaussianThompsonSampling(Policy):
@@ -117,31 +155,23 @@ class GaussianThompsonSampling(Policy):
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
         self.t = 0
         self.stream = rng.stream
-        self.counts = np.zeros((rng.size, space.n))
-        self.sums = np.zeros((rng.size, space.n))
-        self.rows = np.arange(rng.size)
+        self.stats = ArmStatistics(rng.size, space.n)
         self.arms = np.arange(space.n)
 
     def select(self) -> np.ndarray:
         self.t += 1
         z = self.stream.normal(self.arms, self.t)
-        shrunk = self.counts + 1.0
-        theta = self.sums / shrunk + self.sigma / np.sqrt(shrunk) * z
+        shrunk = self.stats.counts + 1.0
+        theta = self.stats.sums / shrunk + self.sigma / np.sqrt(shrunk) * z
         return np.argmax(theta, axis=1)
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
-        self.counts[self.rows, actions] += 1.0
-        self.sums[self.rows, actions] += feedback.reward
+        self.stats.add(actions, feedback.reward)
 
     def compiled_step(self) -> CompiledStep | None:
         params = np.array([self.sigma])
-        return CompiledStep(_gauss_init, _gauss_select, _gauss_update, params, stream=True)
-
-
-@kernel
-def _gauss_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray):  # type: ignore[no-untyped-def]
-    """Pull counts and reward sums, and the replication's stream."""
-    return np.zeros(k), np.zeros(k), stream.copy()
+        # counts and sums where TS keeps successes and failures: the same initial state
+        return CompiledStep(counts_with_stream, _gauss_select, counts_update, params, stream=True)
 
 
 @kernel
@@ -156,10 +186,3 @@ def _gauss_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: 
         if value > best_value:
             best, best_value = i, value
     return best
-
-
-@kernel
-def _gauss_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
-    """:meth:`GaussianThompsonSampling.update` for one replication."""
-    state[0][arm] += 1.0
-    state[1][arm] += reward

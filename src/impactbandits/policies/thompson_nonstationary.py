@@ -41,7 +41,7 @@ anytime; SW-TS too when ``window`` is given.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated
 
 import numpy as np
 from pydantic import Field
@@ -51,9 +51,16 @@ from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
-from impactbandits.core.streams import PolicyStream, stream_beta, stream_uniform
 from impactbandits.errors import SpecError
 from impactbandits.params import PositiveFloat
+from impactbandits.policies.thompson import (
+    Rule,
+    beta_posterior_draws,
+    counted,
+    counted_outcome,
+    counts_with_stream,
+    posterior_select,
+)
 
 __all__ = [
     "DTS_DISCOUNT",
@@ -68,23 +75,11 @@ DTS_DISCOUNT = 0.95
 #: β of SW-TS's default window τ = ⌈T^{1−β}⌉ (Metelli et al.'s code; module docstring).
 SWTS_BETA = 0.5
 
-Rule = Literal["binarize", "fractional"]
-
 
 def swts_window(horizon: int) -> int:
     """SW-TS's default window ⌈T^{1−β}⌉ for β = 1/2: ⌈√T⌉, computed exactly."""
     root = math.isqrt(horizon)
     return root if root * root == horizon else root + 1
-
-
-def _counted(
-    stream: PolicyStream, n: int, t: int, reward: np.ndarray, binarize: bool
-) -> np.ndarray:
-    """The counted outcome of round ``t``: 1{u < r} with u the uniform of channel 2K, or r."""
-    if not binarize:
-        return reward
-    u = stream.uniform(2 * n, t)
-    return np.where(u < reward, 1.0, 0.0)
 
 
 class DiscountedThompsonSampling(Policy):
@@ -113,18 +108,16 @@ class DiscountedThompsonSampling(Policy):
         self.successes = np.zeros((rng.size, space.n))
         self.failures = np.zeros((rng.size, space.n))
         self.rows = np.arange(rng.size)
-        self.arms = np.arange(space.n)
 
     def select(self) -> np.ndarray:
         self.t += 1
-        theta = self.stream.beta(
-            self.successes + self.prior_alpha, self.failures + self.prior_beta, self.arms, self.t
-        )
+        prior = (self.prior_alpha, self.prior_beta)
+        theta = beta_posterior_draws(self.stream, self.successes, self.failures, prior, self.t)
         return np.argmax(theta, axis=1)
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         reward = np.asarray(feedback.reward, dtype=np.float64)
-        x = _counted(self.stream, self.n, self.t, reward, self.rule == "binarize")
+        x = counted(self.stream, self.n, self.t, reward, self.rule == "binarize")
         self.successes *= self.discount
         self.failures *= self.discount
         self.successes[self.rows, actions] += x
@@ -134,42 +127,14 @@ class DiscountedThompsonSampling(Policy):
         params = np.array(
             [self.prior_alpha, self.prior_beta, float(self.rule == "binarize"), self.discount]
         )
-        return CompiledStep(_counts_init, _prior_select, _dts_update, params, stream=True)
-
-
-@kernel
-def _counts_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray):  # type: ignore[no-untyped-def]
-    """Success and failure counts at 0 (the prior is added when drawing), and the stream."""
-    return np.zeros(k), np.zeros(k), stream.copy()
-
-
-@kernel
-def _prior_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
-    """argmax_i θ_i, θ_i ~ Beta(S_i + α₀, F_i + β₀) of round t (``params``: α₀, β₀, …), for
-    one replication; ``state`` starts with S, F and ends with the stream."""
-    successes, failures, stream = state[0], state[1], state[-1]
-    best = 0
-    best_value = -math.inf
-    for i in range(successes.size):
-        value = stream_beta(stream, successes[i] + params[0], failures[i] + params[1], i, t)
-        if value > best_value:
-            best, best_value = i, value
-    return best
-
-
-@kernel(inline=True)
-def _outcome(stream: np.ndarray, k: int, t: int, reward: float, binarize: float) -> float:
-    """:func:`_counted` for one replication."""
-    if binarize > 0.0:
-        return 1.0 if stream_uniform(stream, 2 * k, t, 0) < reward else 0.0
-    return reward
+        return CompiledStep(counts_with_stream, posterior_select, _dts_update, params, stream=True)
 
 
 @kernel
 def _dts_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
     """:meth:`DiscountedThompsonSampling.update` (``params``: α₀, β₀, binarize, γ)."""
     successes, failures, stream = state
-    x = _outcome(stream, successes.size, t, reward, params[2])
+    x = counted_outcome(stream, successes.size, t, reward, params[2])
     for i in range(successes.size):
         successes[i] *= params[3]
         failures[i] *= params[3]
@@ -216,18 +181,16 @@ class SlidingWindowThompsonSampling(Policy):
         self._offsets = np.arange(rng.size) * space.n
         self._ring_actions = np.zeros((rng.size, self._tau), dtype=np.int64)
         self._ring_outcomes = np.zeros((rng.size, self._tau))
-        self.arms = np.arange(space.n)
 
     def select(self) -> np.ndarray:
         self.t += 1
-        theta = self.stream.beta(
-            self.successes + self.prior_alpha, self.failures + self.prior_beta, self.arms, self.t
-        )
+        prior = (self.prior_alpha, self.prior_beta)
+        theta = beta_posterior_draws(self.stream, self.successes, self.failures, prior, self.t)
         return np.argmax(theta, axis=1)
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         reward = np.asarray(feedback.reward, dtype=np.float64)
-        x = _counted(self.stream, self.n, self.t, reward, self.rule == "binarize")
+        x = counted(self.stream, self.n, self.t, reward, self.rule == "binarize")
         slot = (self.t - 1) % self._tau
         flat_s, flat_f = self.successes.reshape(-1), self.failures.reshape(-1)
         if self.t > self._tau:  # the play of round t − τ leaves the window
@@ -245,7 +208,7 @@ class SlidingWindowThompsonSampling(Policy):
         params = np.array(
             [self.prior_alpha, self.prior_beta, float(self.rule == "binarize"), self._tau]
         )
-        return CompiledStep(_swts_init, _prior_select, _swts_update, params, stream=True)
+        return CompiledStep(_swts_init, posterior_select, _swts_update, params, stream=True)
 
 
 @kernel
@@ -265,7 +228,7 @@ def _swts_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray):  # 
 def _swts_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
     """:meth:`SlidingWindowThompsonSampling.update` (``params``: α₀, β₀, binarize, τ)."""
     successes, failures, ring_actions, ring_outcomes, stream = state
-    x = _outcome(stream, successes.size, t, reward, params[2])
+    x = counted_outcome(stream, successes.size, t, reward, params[2])
     window = ring_actions.size
     slot = (t - 1) % window
     if t > window:  # the play of round t − τ leaves the window

@@ -45,13 +45,9 @@ import numpy as np
 from pydantic import Field
 
 from impactbandits.core.compiled import CompiledStep, kernel
-from impactbandits.core.feedback import Feedback
-from impactbandits.core.policy import Policy
-from impactbandits.core.random import BatchRNG
-from impactbandits.core.spaces import ActionSpace
-from impactbandits.errors import SpecError
 from impactbandits.params import NonNegativeFloat
 from impactbandits.policies.kl_ucb import _bounds_many, kl_upper_bound
+from impactbandits.policies.nonstationary import SlidingWindowUCB, window_init, window_update
 
 __all__ = ["SWKLUCB_SIGMA", "SWKLUCB_WINDOW", "SlidingWindowKLUCB"]
 
@@ -67,42 +63,18 @@ def _level(plays: int, c: float) -> float:
     return log_m + c * math.log(max(log_m, 1.0))
 
 
-class SlidingWindowKLUCB(Policy):
+class SlidingWindowKLUCB(SlidingWindowUCB):
     """SW-KL-UCB (module docstring): Bernoulli KL-UCB on the last τ = ``window`` plays
     (default 252, Metelli et al.; ``None``: ⌊4√(T ln T)⌋, horizon-aware), level ln min(t, τ) +
-    ``c`` ln ln min(t, τ) (default c = 0)."""
-
-    deterministic = True
+    ``c`` ln ln min(t, τ) (default c = 0). The window's statistics are SW-UCB's ring buffer."""
 
     def __init__(
         self,
         window: Annotated[int | None, Field(gt=0)] = SWKLUCB_WINDOW,
         c: NonNegativeFloat = 0.0,
     ) -> None:
-        if window is not None and window < 1:
-            raise SpecError("window", f"must be a positive integer, got {window}")
-        self.window = window
+        super().__init__(window)
         self.c = float(c)
-
-    @property
-    def requires_horizon(self) -> bool:
-        return self.window is None
-
-    def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:
-        if self.window is None:
-            if horizon is None:
-                raise SpecError("window", "this setting is derived from the horizon; give it")
-            T = horizon
-            self._tau = max(1, math.floor(4.0 * math.sqrt(T * math.log(max(T, 2)))))
-        else:
-            self._tau = int(self.window)
-        self.n, self.size = space.n, rng.size
-        self.t = 0
-        self.counts = np.zeros((rng.size, space.n))
-        self.sums = np.zeros((rng.size, space.n))
-        self._offsets = np.arange(rng.size) * space.n
-        self._ring_actions = np.zeros((rng.size, self._tau), dtype=np.int64)
-        self._ring_rewards = np.zeros((rng.size, self._tau))
 
     def select(self) -> np.ndarray:
         self.t += 1
@@ -116,30 +88,9 @@ class SlidingWindowKLUCB(Policy):
         bound = _bounds_many(self.sums / safe, safe, level)
         return np.argmax(np.where(present, bound, np.inf), axis=1)
 
-    def update(self, actions: np.ndarray, feedback: Feedback) -> None:
-        reward = np.asarray(feedback.reward, dtype=np.float64)
-        slot = (self.t - 1) % self._tau
-        flat_counts, flat_sums = self.counts.reshape(-1), self.sums.reshape(-1)
-        if self.t > self._tau:  # the play of round t − τ leaves the window
-            old = self._offsets + self._ring_actions[:, slot]
-            flat_counts[old] -= 1.0
-            flat_sums[old] -= self._ring_rewards[:, slot]
-        flat = self._offsets + actions
-        flat_counts[flat] += 1.0
-        flat_sums[flat] += reward
-        self._ring_actions[:, slot] = actions
-        self._ring_rewards[:, slot] = reward
-
     def compiled_step(self) -> CompiledStep | None:
         params = np.array([self.c, self._tau])
-        return CompiledStep(_ring_init, _swklucb_select, _ring_update, params)
-
-
-@kernel
-def _ring_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
-    """Window counts and sums, and the ring of the last τ = ``params[1]`` plays."""
-    window = int(params[1])
-    return np.zeros(k), np.zeros(k), np.zeros(window, dtype=np.int64), np.zeros(window)
+        return CompiledStep(window_init, _swklucb_select, window_update, params)
 
 
 @kernel
@@ -160,19 +111,3 @@ def _swklucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type
         if value > best_value:
             best, best_value = i, value
     return best
-
-
-@kernel
-def _ring_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
-    """:meth:`SlidingWindowKLUCB.update`: the ring buffer of the last τ plays."""
-    counts, sums, ring_actions, ring_rewards = state
-    window = ring_actions.size
-    slot = (t - 1) % window
-    if t > window:  # the play of round t − τ leaves the window
-        old = ring_actions[slot]
-        counts[old] -= 1.0
-        sums[old] -= ring_rewards[slot]
-    counts[arm] += 1.0
-    sums[arm] += reward
-    ring_actions[slot] = arm
-    ring_rewards[slot] = reward

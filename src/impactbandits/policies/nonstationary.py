@@ -43,7 +43,7 @@ from impactbandits.errors import SpecError
 from impactbandits.params import PositiveFloat
 from impactbandits.policies.classic import EXP3, counts_init, exp3_draw, exp3_update
 
-__all__ = ["UCB", "DiscountedUCB", "RExp3", "SlidingWindowUCB"]
+__all__ = ["UCB", "DiscountedUCB", "RExp3", "SlidingWindowUCB", "window_init", "window_update"]
 
 #: Exploration constant ξ of D-UCB / SW-UCB used by Lindner et al.
 XI_DEFAULT = 0.6
@@ -263,12 +263,14 @@ class SlidingWindowUCB(Policy):
         if self.variant != "paper":
             return None
         params = np.array([self.b, self.xi, self._tau])
-        return CompiledStep(_swucb_init, _swucb_select, _swucb_update, params)
+        return CompiledStep(window_init, _swucb_select, window_update, params)
 
 
 @kernel
-def _swucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
-    window = int(params[2])
+def window_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """Window counts and sums, and the ring of the last τ plays (τ: the last parameter, for
+    every sliding-window index that shares this ring buffer)."""
+    window = int(params[-1])
     return np.zeros(k), np.zeros(k), np.zeros(window, dtype=np.int64), np.zeros(window)
 
 
@@ -283,7 +285,7 @@ def _swucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: 
 
 
 @kernel
-def _swucb_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def window_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
     """:meth:`SlidingWindowUCB.update`: the ring buffer of the last τ plays."""
     counts, sums, ring_actions, ring_rewards = state
     window = ring_actions.size

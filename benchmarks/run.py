@@ -16,6 +16,10 @@
 7. Issue 13's engine table (``engine_table.py``): every row measured in this run against its
    reference (K = 2, a plain-Python loop, the authors' code, one worker), CPU and wall seconds
    side by side; ``--skip-figures`` leaves out the full ``lindner-fig1`` run (≈ 450 CPU s).
+8. Issue 29's suite table (``suite_table.py``): the speed of everything around the compiled
+   loops (tang-fig2/3, authors-code variants, ``list``/``describe``, ``lindner-fig1 --quick``,
+   oracle computations, the report phase, Dask, 1 → 2 workers, all figures), each row against a
+   reference measured in the same run; ``--skip-tang`` leaves out its full tang-fig2/3 runs.
 
 Machines are shared and noisy: each measurement is the median of ``--repeat`` runs; the ratios
 are what matter. Items 1-2 are reported in pulls per CPU second (per core: the serial backend's
@@ -102,6 +106,14 @@ def main() -> None:
         "--skip-figures", action="store_true", help="engine table without lindner-fig1 (rows 4-5)"
     )
     parser.add_argument(
+        "--skip-suite-table", action="store_true", help="without issue 29's suite table"
+    )
+    parser.add_argument(
+        "--skip-tang",
+        action="store_true",
+        help="suite table without row 1 (tang-fig2 and tang-fig3 at full scale)",
+    )
+    parser.add_argument(
         "--skip-report-large",
         action="store_true",
         help="without the report of a 10^6-result store (about 3 min to make it, once)",
@@ -183,6 +195,13 @@ def main() -> None:
         print("\n== engine_table.py (issue 13)", flush=True)
         flags = ["--quick"] * args.quick + ["--skip-figures"] * args.skip_figures
         subprocess.run([sys.executable, str(HERE / "engine_table.py"), *flags], check=True)
+
+    if not args.skip_suite_table:
+        print("\n== suite_table.py (issue 29)", flush=True)
+        flags = ["--quick"] * args.quick + ["--skip-tang"] * args.skip_tang
+        if args.repeat:
+            flags += ["--repeat", str(args.repeat)]
+        subprocess.run([sys.executable, str(HERE / "suite_table.py"), *flags], check=True)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ def test_serial_process_and_dask_give_identical_tables(tmp_path):
     reference = _table(spec, tmp_path / "serial", backend="serial")
     assert len(reference) > 0
     variants = {
+        "auto": dict(),
         "serial-batch1": dict(backend="serial", batch_size=1),
         "process-1": dict(backend="process", workers=1),
         "process-2": dict(backend="process", workers=2, batch_size=4),

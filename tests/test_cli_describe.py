@@ -124,7 +124,7 @@ def test_usage_errors_are_one_line(args, field):
 
 def test_help_shows_types():
     result = CliRunner().invoke(cli, ["run", "--help"])
-    assert "[serial|process|dask]" in result.output and "INTEGER>=1" in result.output
+    assert "[auto|serial|process|dask]" in result.output and "INTEGER>=1" in result.output
 
 
 def test_sources_cite_only_files_in_the_repository():

@@ -43,7 +43,8 @@ DECLARED = {
     "greedy", "ucb1", "exp3", "r-exp3", "ucb", "d-ucb", "sw-ucb", "last-reward-greedy",
     "one-step-optimistic", "spo", "spo-delta", "patil", "hkr", "fewa", "moss",
     "thompson", "thompson-gaussian", "kl-ucb", "ucb-v", "exp3s", "ser4", "d-ts",
-    "sw-ts", "sw-kl-ucb", "cusum-ucb", "m-ucb", "glr-klucb",
+    "sw-ts", "sw-kl-ucb", "cusum-ucb", "m-ucb", "glr-klucb", "r-ed-ucb", "r-less-ucb",
+    "raw-ucb",
 }  # fmt: skip
 #: Other parameters whose compiled step takes another branch.
 VARIANTS = [

@@ -226,6 +226,7 @@ def test_disk_full_while_creating_the_store(clean, tmp_path, monkeypatch):
 def test_no_space_for_the_directory_or_the_report(clean, tmp_path, monkeypatch):
     from pathlib import Path
 
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     def no_space(*args, **kwargs):
@@ -237,7 +238,9 @@ def test_no_space_for_the_directory_or_the_report(clean, tmp_path, monkeypatch):
     assert result.exit_code == 2
     _one_line(result, "error: output: disk full while creating ")
     run_dir = _copy(clean, tmp_path)
+    # a figure is written through savefig, or drawn once onto an Agg canvas (layout.save_png)
     monkeypatch.setattr(Figure, "savefig", no_space)
+    monkeypatch.setattr(FigureCanvasAgg, "print_png", no_space)
     result = CliRunner().invoke(cli, ["report", str(run_dir)])
     assert result.exit_code == 2
     _one_line(result, "error: output: disk full writing somewhere (No space left on device)")

@@ -145,17 +145,16 @@ def _wrap(text: str, width: int, indent: str = "") -> str:
 
 
 def _figure_lines(figure: Any, width: int) -> list[str]:
-    from impactbandits.experiments.cells import expand
+    from impactbandits.experiments.cells import cell_count
 
     lines = [_wrap(f"{figure.title}. Reproduces {plain(figure.source)}.", width), ""]
     for label, quick in (("full scale", False), ("--quick", True)):
         spec = figure.spec(quick)
-        cells = expand(spec)
-        rounds = sum(cell.rounds for cell in cells) * spec.seeds
+        cells, rounds = cell_count(spec)
         lines.append(
             f"{label}: {len(spec.environments)} environment(s) x {len(spec.policies)} policies, "
-            f"horizons up to {max(spec.horizons):,}, {spec.seeds} seeds: {len(cells)} cells, "
-            f"{rounds:,} simulated rounds"
+            f"horizons up to {max(spec.horizons):,}, {spec.seeds} seeds: {cells} cells, "
+            f"{rounds * spec.seeds:,} simulated rounds"
         )
     lines.append(f"variants: {', '.join(figure.variants)}")
     lines.append(f"run it: impactbandits reproduce {figure.name} [--quick] --out DIR")

@@ -36,7 +36,7 @@ EXPORT_FORMATS = ("csv", "parquet")
 LIST_WHAT = ("environments", "policies", "oracles", "figures")
 #: The runner's backends (:data:`impactbandits.experiments.runner.BACKENDS`, tested equal;
 #: repeated here so that ``--help`` does not import the runner).
-BACKENDS = ("serial", "process", "dask")
+BACKENDS = ("auto", "serial", "process", "dask")
 VARIANTS = ("paper", "authors-code", "authors-ucb1")
 
 
@@ -52,9 +52,10 @@ def _run_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--backend",
             type=click.Choice(BACKENDS),
-            default="process",
+            default="auto",
             show_default=True,
-            help="Where the simulations run.",
+            help="Where the simulations run: auto = in this process when the planned work is "
+            "small (at most 5 million pulls), else a process pool over all cores.",
         ),
         click.option(
             "--workers", type=_POSITIVE, default=None, help="Worker processes (default: all cores)."
@@ -318,28 +319,34 @@ def list_(what: str | None) -> None:
     import shutil
     import textwrap
 
-    from impactbandits.describe import summary
-    from impactbandits.experiments.figures import FIGURES, get_figure
-    from impactbandits.registry import ENVIRONMENTS, ORACLES, POLICIES, resolve
-
-    tables = {"environments": ENVIRONMENTS, "policies": POLICIES, "oracles": ORACLES}
-    roles = {"environments": "environment", "policies": "policy", "oracles": "oracle"}
     columns = min(shutil.get_terminal_size((100, 24)).columns, 120)
     for section in LIST_WHAT if what is None else (what,):
         click.echo(f"{section}:")
-        if section == "figures":
-            rows = [(name, get_figure(name).title) for name in sorted(FIGURES)]
-        else:
-            rows = [
-                (name, summary(resolve(roles[section], name, section)))
-                for name in sorted(tables[section])
-            ]
+        rows = _list_rows(section)
         width = max((len(name) for name, _ in rows), default=0)
         for name, text in rows:
             lines = textwrap.wrap(text, max(30, columns - width - 4)) or [""]
             click.echo(f"  {name.ljust(width)}  {lines[0]}")
             for line in lines[1:]:
                 click.echo(f"  {' ' * width}  {line}")
+
+
+def _list_rows(section: str) -> list[tuple[str, str]]:
+    """``(name, one line)`` for each entry of a ``list`` section: a figure's title (which
+    imports only its paper's module), a component's docstring summary (the registry is
+    imported for components only)."""
+    if section == "figures":
+        from impactbandits.experiments.figures import FIGURES, get_figure
+
+        return [(name, get_figure(name).title) for name in sorted(FIGURES)]
+    from impactbandits.describe import summary
+    from impactbandits.registry import ENVIRONMENTS, ORACLES, POLICIES, resolve
+
+    tables = {"environments": ENVIRONMENTS, "policies": POLICIES, "oracles": ORACLES}
+    roles = {"environments": "environment", "policies": "policy", "oracles": "oracle"}
+    return [
+        (name, summary(resolve(roles[section], name, section))) for name in sorted(tables[section])
+    ]
 
 
 @cli.command()

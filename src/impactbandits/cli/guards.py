@@ -23,6 +23,8 @@ import click
 from impactbandits.errors import ImpactBanditsError, SpecWarning
 
 if TYPE_CHECKING:
+    from impactbandits.experiments.runner import Interrupted
+
     _IntParamType = click.ParamType[int]  # generic from click 8.4 on
 else:
     _IntParamType = click.ParamType  # click >= 8.1 at run time
@@ -64,6 +66,15 @@ def _details(exc: BaseException) -> str:
     return recorded or "".join(traceback.format_exception(exc))
 
 
+def _interrupted() -> tuple[type[Interrupted], ...]:
+    """The runner's :class:`~impactbandits.experiments.runner.Interrupted` (with
+    ``Terminated``), or nothing when the runner was never imported — then nothing could have
+    raised it, and a command that runs nothing (``list``, ``describe``) does not import the
+    runner to find out."""
+    runner = sys.modules.get("impactbandits.experiments.runner")
+    return () if runner is None else (runner.Interrupted,)
+
+
 def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
     """Turn every error into a one-line message and exit status (2: bad input, including
     user code named by the spec that raised, or a bad ``IMPACTBANDITS_*`` environment variable,
@@ -73,13 +84,12 @@ def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(function)
     def wrapper(*args: Any, traceback: bool = False, **kwargs: Any) -> Any:
         from impactbandits import settings
-        from impactbandits.experiments.runner import Interrupted
         from impactbandits.usercode import InternalError, internal
 
         try:
             settings.check()  # a bad environment variable, before anything runs
             return function(*args, **kwargs)
-        except Interrupted as exc:
+        except _interrupted() as exc:  # (evaluated only when something was raised)
             _fail(str(exc), exc.exit_status)  # 130 for Ctrl-C, 143 for SIGTERM
         except KeyboardInterrupt:
             _fail("interrupted", 130)

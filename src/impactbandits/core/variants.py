@@ -11,7 +11,9 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["VARIANTS", "Variant", "refresh_stale"]
+from impactbandits.core.compiled import kernel
+
+__all__ = ["VARIANTS", "Variant", "kept_argmax", "refresh_stale", "stale_arms", "stale_init"]
 
 Variant = Literal["paper", "authors-code"]
 VARIANTS: tuple[str, ...] = ("paper", "authors-code")
@@ -30,3 +32,35 @@ def refresh_stale(kept: np.ndarray, fresh: np.ndarray, pulled: np.ndarray | None
         rows = np.arange(kept.shape[0])
         kept[rows, pulled] = fresh[rows, pulled]
     return kept
+
+
+@kernel(inline=True)
+def stale_init(k: int):  # type: ignore[no-untyped-def]
+    """One replication's kept indices and the arm pulled last round (``pulled[0]``, written by
+    the step's ``update``): the state of :func:`refresh_stale`'s compiled form."""
+    return np.zeros(k), np.zeros(1, dtype=np.int64)
+
+
+@kernel(inline=True)
+def stale_arms(kept: np.ndarray, pulled: np.ndarray, first: bool) -> tuple[int, int]:
+    """The arms :func:`refresh_stale` recomputes in one replication, as ``range(*…)``: every
+    arm when ``first`` (``pulled = None`` there), else the one pulled last round."""
+    if first:
+        return 0, kept.size
+    return pulled[0], pulled[0] + 1
+
+
+@kernel(inline=True)
+def kept_argmax(kept: np.ndarray) -> int:
+    """``np.argmax`` of one replication's kept indices: the first maximum, or the first NaN."""
+    best = 0
+    best_value = kept[0]
+    if best_value != best_value:
+        return 0
+    for i in range(1, kept.size):
+        value = kept[i]
+        if value != value:
+            return i
+        if value > best_value:
+            best, best_value = i, value
+    return best

@@ -22,25 +22,33 @@ m-th pull of arm i in replication r uses the same uniform for every policy).
 * ``reveal_order``: tell the learner the ranking of the arms by μ (the paper's experiments
   "implicitly assume that BanditRanker successfully ranked the arms"); without it a learner
   must rank them itself (``ranker-low``).
+
+Compiled rounds: :meth:`DelayedPayoffBandit.compiled_delay` declares the same rounds for one
+replication (:class:`CompiledDelay`: μ_i(τ) and the Bernoulli draw from the same common random
+numbers, with the delays the readable ``reset`` drew), which the B2DEP loop
+(:mod:`impactbandits.kernels.b2dep`) plays with the same numbers.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core.compiled import Kernel, kernel
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
+from impactbandits.core.streams import stream_uniform
 from impactbandits.errors import SpecError
 from impactbandits.params import NonNegativeFloat, Probability
 
 if TYPE_CHECKING:
     from impactbandits.core.simulate import Trajectory
 
-__all__ = ["DelayedPayoffBandit", "ranking_order"]
+__all__ = ["CompiledDelay", "DelayedPayoffBandit", "ranking_order"]
 
 #: docs/fidelity.md: f(τ) = DEFAULT_DECAY^τ.
 DEFAULT_DECAY = 0.999
@@ -145,6 +153,16 @@ class DelayedPayoffBandit(Environment):
         self._last[self._rows, actions] = self._t
         return Outcome(Feedback((u < mean).astype(float)), mean)
 
+    def compiled_delay(self) -> CompiledDelay:
+        """The compiled form of the rounds of the replications just reset: the baseline means
+        and f's table as ``params``, the delays ``reset`` drew, the noise table's stream."""
+        noise = np.empty((self._rows.size, 3), dtype=np.uint64)
+        noise[:, 0], noise[:, 1] = self._noise.key
+        noise[:, 2] = self._noise.replications
+        params = np.concatenate([self.means, self.f_values])
+        delays = np.ascontiguousarray(self._delays, dtype=np.int64)
+        return CompiledDelay(_delay_init, _delay_step, params, delays, noise)
+
     def summary_metrics(self, trajectory: Trajectory) -> dict[str, np.ndarray]:
         """Switching cost paid and reward net of it, realised and expected: ``switching_cost`` ×
         switches between the learner's ranking policies (its phase switches), or, for a learner
@@ -158,3 +176,49 @@ class DelayedPayoffBandit(Environment):
             cost = self.arm_switching_cost * arm_changes
         expected = np.asarray(trajectory.expected)
         return {"switching_cost": cost, "net": reward - cost, "expected_net": expected - cost}
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledDelay:
+    """:class:`DelayedPayoffBandit`'s rounds for one replication (kernels of
+    :mod:`impactbandits.core.compiled`): ``init(params, k, delays, noise)`` → state, with
+    ``delays`` and ``noise`` the replication's rows of :attr:`delays` and :attr:`noise`;
+    ``step(state, params, t, arm)`` → ``(reward, expected)`` of pulling ``arm`` in round ``t``
+    (1-based)."""
+
+    init: Kernel
+    step: Kernel
+    params: np.ndarray
+    """μ_1 … μ_k, then f(1), f(2), … (:attr:`DelayedPayoffBandit.f_values`)."""
+    delays: np.ndarray
+    """``(R, k)`` ``int64``: the delays of the replications (:attr:`DelayedPayoffBandit.
+    instance_delays`)."""
+    noise: np.ndarray
+    """``(R, 3)`` ``uint64``: the noise table's key words and each replication's number (the
+    stream words of :mod:`~impactbandits.core.streams`, whose value at index m of channel i is
+    the table's)."""
+
+
+@kernel
+def _delay_init(params: np.ndarray, k: int, delays: np.ndarray, noise: np.ndarray):  # type: ignore[no-untyped-def]
+    """The round of each arm's last pull (−1: never), its pulls, the delays, the stream."""
+    last = np.empty(k, dtype=np.int64)
+    last[:] = -1
+    return last, np.zeros(k, dtype=np.int64), delays, noise
+
+
+@kernel
+def _delay_step(world, params: np.ndarray, t: int, arm: int):  # type: ignore[no-untyped-def]
+    """:meth:`DelayedPayoffBandit.step` for one replication: ``(reward, expected)``."""
+    last, pulls, delays, noise = world
+    k = last.size
+    previous = last[arm]
+    tau = t - previous if previous >= 0 else 0
+    penalty = 0.0
+    if tau > 0 and tau <= delays[arm]:  # f(τ), its last value beyond the table
+        penalty = params[k + min(tau, params.size - k) - 1]
+    mean = params[arm] * (1.0 - penalty)
+    u = stream_uniform(noise, arm, 0, pulls[arm])  # the table's value at (arm, pull)
+    pulls[arm] += 1
+    last[arm] = t
+    return (1.0 if u < mean else 0.0), mean

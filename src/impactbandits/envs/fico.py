@@ -31,13 +31,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
 from impactbandits.errors import SpecError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "FICO_GROUPS",
@@ -173,6 +175,8 @@ class FicoTables:
 
 
 def _read_table(name: str) -> pd.DataFrame:
+    import pandas as pd  # only when the tables are first read
+
     resource = files(_DATA_PACKAGE).joinpath(*_DATA_DIR, name)
     with resource.open("r", encoding="utf-8") as handle:
         return pd.read_csv(handle, index_col=0)

@@ -38,29 +38,41 @@ Regret (Eq. 3) is against the best fixed policy p*: under Eq. (2) a fixed p keep
 exactly, so its expected cumulative reward is t·Σ_k p_k r_k(p_k) (oracle
 ``best_fixed_policy``); under another impact function the oracle uses the limit
 Σ_k p_k r_k(g(p_k)) per round (the §5.2 benchmark).
+
+Compiled rounds: :meth:`ImpactBandit.compiled_simplex` declares the same step for one
+replication (:class:`CompiledImpact`; the police, linear and concave families with a built-in
+impact function), which the simplex loop (:mod:`impactbandits.kernels.simplex`) plays with the
+same numbers: the common random numbers at (replication, group, round) from the same counters.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core.compiled import Kernel, declared_step, kernel
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Simplex
+from impactbandits.core.streams import stream_uniform
 from impactbandits.envs.impact_functions import (
     DiscountedAverage,
     ImpactFunction,
     Smoothed,
+    advance_impact,
     check_convergence,
+    initial_impact,
 )
 from impactbandits.errors import SpecError
 from impactbandits.loader import class_with_methods, load
+from impactbandits.oracles.simplex import numpy_sum
 from impactbandits.params import Probability
 
-__all__ = ["ImpactBandit"]
+__all__ = ["CompiledImpact", "ImpactBandit"]
 
 #: Score gain of a repaid loan (Liu et al. 2018) used by the FICO-derived family.
 FICO_SCORE_GAIN = 75.0
@@ -210,6 +222,115 @@ class ImpactBandit(Environment):
         self._state = state
         self._t += 1
         return Outcome(Feedback(reward, observed), expected)
+
+    def compiled_simplex(self) -> CompiledImpact | None:
+        """The compiled form of the rounds of the replications just reset, or ``None`` (the
+        FICO family; an impact function without a compiled form)."""
+        declared = declared_step(self.impact, "compiled", ("initial", "advance", "limit"))
+        form = None if declared is None else declared()
+        if self.family == "fico" or form is None:
+            return None
+        k = self._space.n
+        start, width = (self._start, self._width) if self.family == "police" else (0.0, 1.0)
+        head = [_FAMILIES[self.family], _FEEDBACKS[self.feedback], *form]
+        params = np.concatenate(
+            [head, self.a, self.b, np.broadcast_to(start, k), np.broadcast_to(width, k)]
+        )
+        noise = np.empty((self._replications, 2, 3), dtype=np.uint64)
+        for row, table in enumerate((self._activation, self._payoff)):
+            noise[:, row, 0], noise[:, row, 1] = table.key
+            noise[:, row, 2] = table.replications
+        return CompiledImpact(_impact_init, _impact_step, params, noise)
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledImpact:
+    """:class:`ImpactBandit`'s rounds for one replication (the kernels of
+    :mod:`impactbandits.core.compiled`): ``init(params, k, noise)`` → state, with ``noise`` the
+    replication's ``(2, 3)`` rows of :attr:`noise`; ``step(state, params, index, action,
+    observed)`` → ``(reward, expected)`` of the round ``index`` (0-based) in which the
+    probability vector ``action`` is played, filling ``observed`` (NaN where not observed)."""
+
+    init: Kernel
+    step: Kernel
+    params: np.ndarray
+    noise: np.ndarray
+    """``(R, 2, 3)`` ``uint64``: per replication, the activation and payoff noise tables'
+    key words and replication number (the stream words of :mod:`~impactbandits.core.streams`,
+    whose value at index i of channel k is the table's)."""
+
+
+_FAMILIES = {"police": 0, "linear": 1, "concave": 2}
+_FEEDBACKS = {"independent": 0, "single": 1, "allocation": 2}
+_POLICE, _LINEAR = 0, 1
+_SINGLE, _ALLOCATION = 1, 2
+_HEAD = 5  # family, feedback and the impact function's three numbers; then a, b, start, width
+
+
+@kernel
+def _impact_init(params: np.ndarray, k: int, noise: np.ndarray):  # type: ignore[no-untyped-def]
+    """The impact state (K + 1), f, the means and a row of products (K each), the noise."""
+    state = np.empty(k + 1)
+    initial_impact(params[2:_HEAD], state)
+    return state, np.empty((3, k)), noise
+
+
+@kernel(inline=True)
+def _clip01(x: float) -> float:
+    """``np.clip(x, 0.0, 1.0)`` (min(max(x, 0), 1), as NumPy orders it)."""
+    x = x if x > 0.0 else 0.0
+    return x if x < 1.0 else 1.0
+
+
+@kernel(inline=True)
+def _reward_of(params: np.ndarray, k: int, i: int, f: float) -> float:
+    """:meth:`ImpactBandit.reward_function` of group ``i`` at impact ``f``."""
+    a, b = params[_HEAD + i], params[_HEAD + k + i]
+    family = params[0]
+    if family == _POLICE:
+        start, width = params[_HEAD + 2 * k + i], params[_HEAD + 3 * k + i]
+        return a + b * _clip01((f - start) / width)
+    if family == _LINEAR:
+        return _clip01(a + b * f)
+    return _clip01(a + b * math.sqrt(_clip01(f)))
+
+
+@kernel
+def _impact_step(world, params, index, action, observed):  # type: ignore[no-untyped-def]
+    """:meth:`ImpactBandit.step` for one replication: ``(reward, expected)``."""
+    state, rows, noise = world
+    f, means, terms = rows[0], rows[1], rows[2]
+    k = action.size
+    advance_impact(params[2:_HEAD], state, action, f)
+    for i in range(k):
+        means[i] = _reward_of(params, k, i, f[i])
+        terms[i] = action[i] * means[i]
+    expected = numpy_sum(terms, 0, k)
+    feedback = params[1]
+    chosen = -1
+    if feedback == _SINGLE:  # the inverse CDF of p at the first group's uniform
+        cdf = 0.0
+        for i in range(k):
+            cdf += action[i]
+        threshold = stream_uniform(noise[0], 0, 0, index) * cdf
+        below, cdf = 0, 0.0
+        for i in range(k):
+            cdf += action[i]
+            if cdf < threshold:
+                below += 1
+        chosen = min(below, k - 1)
+    for i in range(k):
+        paid = 1.0 if stream_uniform(noise[1], i, 0, index) < means[i] else 0.0
+        if feedback == _SINGLE:
+            active = i == chosen
+        elif feedback == _ALLOCATION:
+            active = action[i] > 0.0
+        else:
+            active = stream_uniform(noise[0], i, 0, index) < action[i]
+        observed[i] = paid if active else np.nan
+        value = paid if active else 0.0  # np.nansum, or np.nan_to_num
+        terms[i] = action[i] * value if feedback == _ALLOCATION else value
+    return numpy_sum(terms, 0, k), expected
 
 
 def _impact_function(name: str, params: dict[str, Any], gamma: float) -> ImpactFunction:

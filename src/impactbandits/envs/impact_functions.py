@@ -18,18 +18,32 @@ Your own: any class with these methods, named ``"module:Class"`` in the environm
 ``impact`` field and built with ``impact_params``. It is a pure description (the environment
 keeps the state), so it must not hold per-run state itself. The environment probes the §5.2
 condition on random histories when it is built (:func:`check_convergence`).
+
+The built-ins declare a compiled form (:meth:`ImpactFunction.compiled`: the parameters of
+:func:`advance_impact`, the same operations for one replication), which the environment's
+compiled rounds use (:mod:`impactbandits.envs.impact`); a user's impact function declares none
+and runs on the readable loop.
 """
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
+from impactbandits.core.compiled import kernel
 from impactbandits.errors import SpecError
 
-__all__ = ["DiscountedAverage", "ImpactFunction", "Smoothed", "check_convergence"]
+__all__ = [
+    "DiscountedAverage",
+    "ImpactFunction",
+    "Smoothed",
+    "advance_impact",
+    "check_convergence",
+    "initial_impact",
+]
 
 #: Slack allowed by :func:`check_convergence` (float rounding).
 CONVERGENCE_TOL = 1e-9
@@ -54,6 +68,11 @@ class ImpactFunction(ABC):
     def limit(self, shares: np.ndarray) -> np.ndarray:
         """``g(p)`` elementwise: the impact that holding share ``p`` converges to."""
 
+    def compiled(self) -> np.ndarray | None:
+        """The parameters of the compiled form (:func:`advance_impact`: its code, γ and one
+        more number), or ``None`` (the default: no compiled form)."""
+        return None
+
 
 class DiscountedAverage(ImpactFunction):
     """Tang et al. (2021), Eq. (2): the γ-discounted average of the shares so far (running sums,
@@ -74,6 +93,9 @@ class DiscountedAverage(ImpactFunction):
 
     def limit(self, shares: np.ndarray) -> np.ndarray:
         return np.asarray(shares, dtype=float)
+
+    def compiled(self) -> np.ndarray | None:
+        return np.array([_DISCOUNTED, self.rate, 0.0])
 
 
 class Smoothed(ImpactFunction):
@@ -96,6 +118,47 @@ class Smoothed(ImpactFunction):
 
     def limit(self, shares: np.ndarray) -> np.ndarray:
         return np.clip(np.asarray(shares, dtype=float), 0.0, 1.0) ** self.power
+
+    def compiled(self) -> np.ndarray | None:
+        """For the powers whose ``x ** p`` NumPy computes exactly (1: x, 2: x·x, ½: √x); any
+        other goes through NumPy's ``pow``, which the C library's need not match."""
+        power = _EXACT_POWERS.get(self.power)
+        return None if power is None else np.array([_SMOOTHED, self.rate, power])
+
+
+#: The compiled forms' codes, and Smoothed's exact powers (the code is the compiled power's).
+_DISCOUNTED, _SMOOTHED = 0, 1
+_EXACT_POWERS = {1.0: 1.0, 2.0: 2.0, 0.5: 0.5}
+
+
+@kernel(inline=True)
+def initial_impact(form: np.ndarray, state: np.ndarray) -> None:
+    """``initial`` for one replication: ``state`` holds K + 1 numbers (the discounted sums and
+    their weight, or Smoothed's f, NaN before the first round); ``form`` is
+    :meth:`ImpactFunction.compiled`'s."""
+    for i in range(state.size):
+        state[i] = np.nan if form[0] == _SMOOTHED else 0.0
+
+
+@kernel(inline=True)
+def advance_impact(form: np.ndarray, state: np.ndarray, action: np.ndarray, f: np.ndarray) -> None:
+    """``advance`` for one replication, in place: the round's impacts into ``f``."""
+    rate = form[1]
+    k = action.size
+    if form[0] == _DISCOUNTED:
+        weight = rate * state[k] + 1.0
+        for i in range(k):
+            state[i] = rate * state[i] + action[i]
+            f[i] = state[i] / weight
+        state[k] = weight
+        return
+    keep = 1.0 - rate
+    for i in range(k):
+        x = action[i] if action[i] > 0.0 else 0.0  # np.clip(x, 0, 1): min(max(x, 0), 1)
+        x = x if x < 1.0 else 1.0
+        target = x if form[2] == 1.0 else (x * x if form[2] == 2.0 else math.sqrt(x))
+        state[i] = target if np.isnan(state[i]) else rate * state[i] + keep * target
+        f[i] = state[i]
 
 
 def check_convergence(impact: ImpactFunction, groups: int, seed: int = 0) -> None:

@@ -21,8 +21,10 @@ them is read and pooled in the table's order, as the table would pool them.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,7 +33,8 @@ import pandas as pd
 from impactbandits.experiments.columns import groups
 from impactbandits.experiments.spec import SpecRecord
 from impactbandits.experiments.stats import Stats, make_stats
-from impactbandits.experiments.store import Store
+from impactbandits.experiments.store import STORE_FILE, Store
+from impactbandits.experiments.store_files import companions
 from impactbandits.experiments.tidy import (
     BASE_COLUMNS,
     ORACLE_COLUMNS,
@@ -43,12 +46,14 @@ from impactbandits.experiments.tidy import (
 from impactbandits.metrics import STATISTICS, group_stats
 
 __all__ = [
+    "AGGREGATES_MEMO",
     "HORIZON_KEYS",
     "KEY_COLUMNS",
     "TRAJECTORY_COLUMNS",
     "TRAJECTORY_KEYS",
     "Aggregates",
     "read_aggregates",
+    "run_aggregates",
     "table_columns",
 ]
 
@@ -305,3 +310,67 @@ def read_aggregates(
     return Aggregates(
         horizons.stats(measured), trajectories.stats(list(trajectory_columns)), columns
     )
+
+
+class AggregatesMemo:
+    """The last few :func:`read_aggregates` results of this process, keyed by the store's
+    identity (its resolved path, the size, modification time and inode of its database, and of
+    its write-ahead log when that holds anything: any write changes them) and the arguments.
+    A paper figure's renderer and the report drawn after it read the same statistics once; a
+    value is exactly what reading the store again gives."""
+
+    def __init__(self, max_entries: int = 2) -> None:
+        self.max_entries = max_entries
+        self._values: OrderedDict[tuple[Any, ...], Aggregates] = OrderedDict()
+
+    @staticmethod
+    def identity(run_dir: Path) -> tuple[Any, ...]:
+        database = run_dir / STORE_FILE
+        stamps: list[Any] = []
+        for path in (database, companions(database)[0]):
+            try:
+                stat = path.stat()
+            except OSError:
+                stamps.append(None)
+            else:  # an empty log (a reader's) holds no write
+                stamps.append(
+                    (stat.st_size, stat.st_mtime_ns, stat.st_ino) if stat.st_size else None
+                )
+        return (str(run_dir.resolve()), *stamps)
+
+    def read(
+        self,
+        run_dir: Path,
+        store: Store,
+        spec: SpecRecord,
+        seeds: Seeds = None,
+        trajectory_cells: Collection[str] = (),
+    ) -> Aggregates:
+        """:func:`read_aggregates` of the open ``store`` of ``run_dir``, remembered."""
+        key = (self.identity(run_dir), seeds, frozenset(trajectory_cells))
+        value = self._values.get(key)
+        if value is None:
+            value = read_aggregates(store, spec, seeds=seeds, trajectory_cells=trajectory_cells)
+            self._values[key] = value
+            while len(self._values) > self.max_entries:
+                self._values.popitem(last=False)
+        self._values.move_to_end(key)
+        return value
+
+    def clear(self) -> None:
+        self._values.clear()
+
+
+#: This process's :class:`AggregatesMemo` (what :func:`run_aggregates` and the report read).
+AGGREGATES_MEMO = AggregatesMemo()
+
+
+def run_aggregates(run_dir: str | Path, seeds: Seeds = None) -> tuple[SpecRecord, Aggregates]:
+    """The spec stored in ``run_dir`` and the statistics over seeds of its tidy table
+    (:attr:`Aggregates.horizons`: every measured column by environment, policy and horizon;
+    no trajectories), through :data:`AGGREGATES_MEMO`: what a renderer draws from. Data only:
+    nothing the spec names is imported."""
+    run_dir = Path(run_dir)
+    with Store.open_existing(run_dir) as store:
+        spec = store.spec()
+        return spec, AGGREGATES_MEMO.read(run_dir, store, spec, seeds)

@@ -1,8 +1,10 @@
 """Where a sweep's tasks run: the serial, process and Dask backends behind one
 :class:`concurrent.futures.Executor`-like interface, and what happens when a worker dies.
 
+* ``auto`` (default) — ``serial`` for a small sweep, else ``process``
+  (:func:`impactbandits.experiments.runner.choose_backend`);
 * ``serial`` — in the calling process, one task after the other;
-* ``process`` (default) — a local process pool with ``workers`` processes, forked from a fork
+* ``process`` — a local process pool with ``workers`` processes, forked from a fork
   server that has imported the task runner (and the compiled loops) once
   (:func:`process_context`); its workers die with the runner
   (:class:`~impactbandits.experiments.processes.Lifeline`);
@@ -21,13 +23,13 @@ import contextlib
 import multiprocessing
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from impactbandits import kernels
 from impactbandits.errors import SpecError
-from impactbandits.experiments.cells import Task
+from impactbandits.experiments.cells import Bundle, Task
 from impactbandits.experiments.processes import (
     Lifeline,
     TaskBoard,
@@ -50,7 +52,7 @@ __all__ = [
     "start_fork_server",
 ]
 
-BACKENDS = ("serial", "process", "dask")
+BACKENDS = ("auto", "serial", "process", "dask")
 #: Modules the process backend's fork server imports once, so that every worker forked from it
 #: starts with them (each worker imported them itself before: ~0.9 s of CPU per worker): the
 #: task runner and the compiled loops when they are used (:data:`KERNELS_PRELOAD`).
@@ -71,7 +73,7 @@ class Lost(Exception):
     """Raised by :func:`execute` when a task's worker died: ``task`` if known (Dask names
     the task; a broken process pool does not: the :class:`TaskBoard` tells)."""
 
-    def __init__(self, task: Task | None, cause: BaseException) -> None:
+    def __init__(self, task: Task | Bundle | None, cause: BaseException) -> None:
         super().__init__(str(cause))
         self.task, self.cause = task, cause
 
@@ -173,7 +175,7 @@ def check_address(scheduler: str) -> None:
 
 
 def execute(
-    tasks: list[Task],
+    tasks: Sequence[Task | Bundle],
     executor: Executor | None,
     limit: int,
     on_records: Callable[[list[Record]], None],
@@ -181,7 +183,8 @@ def execute(
 ) -> None:
     """Run ``tasks`` (in this process without an ``executor``), at most ``limit`` in flight,
     handing each one's records to ``on_records``; a worker that dies raises :class:`Lost`.
-    ``board``: the process backend's :class:`TaskBoard` directory."""
+    ``board``: the process backend's :class:`TaskBoard` directory. A
+    :class:`~impactbandits.experiments.cells.Bundle` is submitted as one task."""
     if executor is None:
         for task in tasks:
             on_records(run_claimed(task, None))
@@ -189,7 +192,7 @@ def execute(
     # On an exception, what is pending is dropped by the executor's context (`executor`), not
     # cancelled here: on Python 3.11, a future cancelled before the pool's workers are
     # terminated makes the pool's manager thread fail (InvalidStateError, printed to stderr).
-    pending: dict[Future[list[Record]], Task] = {}
+    pending: dict[Future[list[Record]], Task | Bundle] = {}
     queue = iter(tasks)
 
     def fill() -> None:

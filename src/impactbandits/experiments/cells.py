@@ -32,7 +32,7 @@ from impactbandits.experiments.spec import ComponentSpec, ExperimentSpec, canoni
 from impactbandits.registry import build_environment, build_policy
 from impactbandits.usercode import reporting
 
-__all__ = ["Cell", "Task", "batches", "expand"]
+__all__ = ["Bundle", "Cell", "Task", "batches", "cell_count", "expand"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,9 @@ class Cell:
     vectorised: bool = True
     """The policy is written over the batch (not a wrapped single-replication policy): its
     per-round cost hardly grows with the batch (for the scheduler's cost estimates)."""
+    compiled: bool = False
+    """The pair declares a compiled loop (:func:`runs_compiled`): a round costs about one pull
+    of machine code per replication (for the scheduler's cost estimates)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,24 @@ class Task:
             f"{cell.env_field} ({cell.environment.label}) x {cell.policy_field} "
             f"({cell.policy.label}), {horizon}, {seeds}"
         )
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """Tasks submitted to a backend as one unit (Dask: fewer, larger submissions, whose
+    scheduling and serialisation cost is shared); its records are theirs, in order."""
+
+    tasks: tuple[Task, ...]
+
+    @property
+    def seeds(self) -> int:
+        return sum(task.seeds for task in self.tasks)
+
+    def describe(self) -> str:
+        """The first task's :meth:`Task.describe`, and how many more the bundle holds."""
+        first = self.tasks[0].describe()
+        more = len(self.tasks) - 1
+        return first if not more else f"{first} (and {more} more task{'s' * (more > 1)})"
 
 
 def trajectory_points(rounds: int, count: int) -> np.ndarray:
@@ -135,6 +156,7 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
             horizons: Iterable[int | None] = spec.horizons if policy.requires_horizon else [None]
             for horizon in horizons:
                 _preflight(policy, space, horizon, spec.seed, policy_key, p, env_parts, pol_spec)
+                compiled = runs_compiled(env, policy)
                 rounds = horizon if horizon is not None else max(spec.horizons)
                 grid = (horizon,) if horizon is not None else spec.horizons
                 points = trajectory_points(rounds, spec.checkpoints)
@@ -166,9 +188,55 @@ def expand(spec: ExperimentSpec) -> list[Cell]:
                         f"policies[{p}]",
                         env_deterministic and bool(policy.deterministic),
                         not isinstance(policy, BatchedSimplePolicy),
+                        compiled,
                     )
                 )
     return cells
+
+
+def runs_compiled(env: Any, policy: Policy) -> bool:
+    """Whether the pair would take a compiled loop, judged from what their classes declare
+    (``policy`` reset; :func:`~impactbandits.core.compiled.declared_step`) and whether compiled
+    loops are planned in this process (:func:`impactbandits.kernels.planned`, found without
+    importing numba). An estimate for the scheduler: the worker decides."""
+    from impactbandits import kernels
+    from impactbandits.core.compiled import declared_step
+
+    if kernels.planned() is None:
+        return False
+    if declared_step(policy, "compiled_run") is not None:  # SRUM's own loop
+        return True
+    from impactbandits.kernels.b2dep_driver import b2dep_declared
+
+    if b2dep_declared(env, policy):  # delay-dependent payoffs' loop
+        return True
+    if declared_step(env, "compiled_simplex", ("reset", "step", "reward_function")) is not None:
+        copies = getattr(policy, "copies", None)  # a single-replication policy's first copy
+        holder = copies[0] if copies else policy
+        return declared_step(holder, "compiled_simplex") is not None  # the simplex loop
+    if declared_step(env, "pull_model", ("reset", "step")) is None:
+        return False
+    step = declared_step(policy)
+    try:
+        return step is not None and step() is not None
+    except Exception:  # a user's declaration that fails: the worker reports it
+        return False
+
+
+def cell_count(spec: ExperimentSpec) -> tuple[int, int]:
+    """``(cells, rounds of one seed)`` of :func:`expand`'s cells, counted without building an
+    environment or resetting a policy (each policy is built once to ask whether it needs the
+    horizon): what ``describe`` prints about a figure's size."""
+    cells = rounds = 0
+    longest = max(spec.horizons)
+    for pol_spec in spec.policies:
+        policy = build_policy(pol_spec.kind, pol_spec.params)
+        runs = [h for h in spec.horizons] if policy.requires_horizon else [longest]
+        for env_spec in spec.environments:
+            if pol_spec.runs_on(env_spec.label):
+                cells += len(runs)
+                rounds += sum(runs)
+    return cells, rounds
 
 
 def _preflight(

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from impactbandits.errors import SpecError
-from impactbandits.experiments.spec import ComponentSpec, ExperimentSpec, SpecRecord
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
 
     from impactbandits.core.environment import Environment
     from impactbandits.experiments.claims import Claim
+    from impactbandits.experiments.spec import ComponentSpec, ExperimentSpec, SpecRecord
 
 __all__ = [
     "FIGURES",
@@ -126,6 +126,8 @@ def scaled_spec(
 ) -> ExperimentSpec:
     """A figure's spec at full or ``--quick`` scale: ``horizons`` and ``seeds`` are
     ``(full, quick)`` pairs; quick specs get the name suffix ``-quick`` (a different store)."""
+    from impactbandits.experiments.spec import ExperimentSpec
+
     return ExperimentSpec.create(
         name=quick_name(name, quick),
         horizons=horizons[1] if quick else horizons[0],
@@ -180,8 +182,11 @@ def save_png(fig: MplFigure, run_dir: str | Path, stem: str, dpi: int = 100) -> 
     (``RUN_DIR/figures/``), so no label can make one overwrite the other; stems built from
     labels use :func:`~impactbandits.experiments.filenames.figure_stem`. The figure's suptitle is
     stored as the PNG's ``Title``: the report's heading for it."""
+    from impactbandits.experiments import layout
+
     path = Path(run_dir) / "figures" / "paper" / f"{stem}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     title = fig.get_suptitle()
-    fig.savefig(path, dpi=dpi, metadata={"Title": title} if title else None)
+    # a row of panels is placed without drawing the figure twice (layout.fix_layout)
+    layout.save_png(fig, path, dpi=dpi, metadata={"Title": title} if title else None)
     return path

@@ -15,12 +15,12 @@ A policy that did not run on every environment of a family gets no entry there (
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from impactbandits.metrics import confidence_halfwidth
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "FAMILY_SEPARATOR",
@@ -56,6 +56,10 @@ def family_of(label: str) -> str:
 
 def leaderboard(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """The per-(family, horizon, policy) leaderboard of a tidy table (module docstring)."""
+    import pandas as pd
+
+    from impactbandits.metrics import confidence_halfwidth
+
     final = table[(table["time"] == table["horizon"]) & table["per_step_regret"].notna()]
     final = final.assign(family=final["environment"].astype(str).map(family_of))
     env_count = final.groupby("family", observed=True)["environment"].nunique()
@@ -110,6 +114,8 @@ def _number(value: float) -> str:
 
 def to_markdown(board: pd.DataFrame, title: str = "Rested-bandit benchmark") -> str:
     """The leaderboard as Markdown: the overall rank table, then one table per family."""
+    import pandas as pd
+
     ranks = rank_table(board)
     horizons = sorted(board["horizon"].unique())
     families = sorted(board["family"].unique())

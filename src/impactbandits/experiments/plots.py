@@ -17,6 +17,7 @@ from impactbandits.experiments.stats import Stats, table_stats
 __all__ = [
     "draw_metric_vs_horizon",
     "draw_metric_vs_time",
+    "draw_pulls_vs_horizon",
     "is_count",
     "outside_legend",
     "plot_metric_vs_horizon",
@@ -185,7 +186,21 @@ def plot_pulls_vs_horizon(
     data = _select(table, environment)
     rows = data[data["time"] == data["horizon"]]
     metric = f"pulls_{arm}"
-    _bands_by_policy(ax, table_stats(rows, ("policy", "horizon"), [metric]), "horizon", metric)
+    stats = table_stats(rows, ("policy", "horizon"), [metric])
+    return draw_pulls_vs_horizon(stats, ax, arm, optimal=optimal)
+
+
+def draw_pulls_vs_horizon(
+    stats: Stats,
+    ax: Any,
+    arm: int = 0,
+    environment: str | None = None,
+    optimal: pd.DataFrame | None = None,
+) -> Any:
+    """:func:`plot_pulls_vs_horizon` from statistics over seeds (grouped by policy and
+    horizon, and environment if ``environment`` selects one)."""
+    metric = f"pulls_{arm}"
+    _bands_by_policy(ax, stats.where(environment=environment), "horizon", metric)
     if optimal is not None:
         ax.plot(optimal["horizon"], optimal["pulls"], "k--", lw=1, label="optimal")
     return _finish(ax, "horizon T", f"pulls of arm {arm}", False)

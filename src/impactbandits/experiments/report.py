@@ -33,8 +33,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from impactbandits import settings
-from impactbandits.experiments.aggregates import Aggregates, read_aggregates
+from impactbandits.experiments.aggregates import AGGREGATES_MEMO, Aggregates
 from impactbandits.experiments.filenames import figure_stems
+from impactbandits.experiments.layout import save_png
 from impactbandits.experiments.plots import draw_metric_vs_horizon, draw_metric_vs_time
 from impactbandits.experiments.provenance import Session, sessions_from_meta
 from impactbandits.experiments.spec import SpecRecord
@@ -126,7 +127,7 @@ def _draw_environment(job: tuple[Stats, Stats, str, str, bool, Path]) -> Path:
     if not single:
         draw_metric_vs_horizon(rows, axes[1], metric=metric_h, log_x=wide)
         axes[1].set_title(f"{metric_h.replace('_', ' ')} against the horizon")
-    fig.savefig(path, dpi=100)
+    save_png(fig, path, dpi=100)
     return path
 
 
@@ -270,7 +271,7 @@ def write_report(
         # the statistics shown, not the table: the time panels show the longest run of every
         # policy (none with a renderer's figures), read in the same pass
         longest = set() if extra_figures else longest_cells(store, seed_limit(spec, seeds))
-        aggregates = read_aggregates(store, spec, seeds=seeds, trajectory_cells=longest)
+        aggregates = AGGREGATES_MEMO.read(run_dir, store, spec, seeds, longest)
     if extra_figures:
         images = [(figure_title(p), p) for p in extra_figures]
     elif len(aggregates):

@@ -13,12 +13,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from impactbandits.experiments.figures import built_in_environment, load_run, save_png
+from impactbandits.experiments.figures import built_in_environment, save_png
 from impactbandits.experiments.filenames import figure_stem
 from impactbandits.experiments.plots import (
+    draw_metric_vs_horizon,
+    draw_pulls_vs_horizon,
     outside_legend,
-    plot_metric_vs_horizon,
-    plot_pulls_vs_horizon,
 )
 
 __all__ = ["plot_curves", "render_rested"]
@@ -47,15 +47,17 @@ def render_rested(
 ) -> list[Path]:
     """One PNG per environment in ``RUN_DIR/figures/`` with the panels described above; one
     panel per entry of ``metrics`` (against T); ``note``: a second title line on each."""
-    from impactbandits.oracles.allocation import optimal_allocation
+    from impactbandits.experiments.aggregates import run_aggregates
+    from impactbandits.oracles.rested import allocation
 
-    spec, table = load_run(run_dir)
+    # the statistics the report reads next (shared with it), not the tidy table
+    spec, aggregates = run_aggregates(run_dir)
     t_max = max(spec.horizons)
     paths = []
     for env_spec in spec.environments:
         env = built_in_environment(env_spec)
         curves = getattr(env, "curves", None)
-        rows = table[table["environment"] == env_spec.label]
+        rows = aggregates.horizons.where(environment=env_spec.label)
         two_arms = pulls_panel and env.action_space.n == 2 and curves is not None
         panels = 1 + len(metrics) + int(two_arms)
         fig = Figure(figsize=(5 * panels, 3.8), layout="constrained")
@@ -74,13 +76,14 @@ def render_rested(
             )
             axes[0].set_axis_off()
         for position, metric in enumerate(metrics, start=1):
-            plot_metric_vs_horizon(rows, axes[position], metric=metric)
+            draw_metric_vs_horizon(rows, axes[position], metric=metric)
             axes[position].set_title(_TITLES.get(metric, metric))
         if two_arms:
-            allocation = optimal_allocation(np.asarray(curves)[:, :t_max])
+            # memoised by the curves: the oracle's (serial runs) or computed once per instance
+            counts = allocation(np.asarray(curves)[:, :t_max]).counts
             horizons = np.asarray(spec.horizons)
-            optimal = pd.DataFrame({"horizon": horizons, "pulls": allocation.counts[horizons, 0]})
-            plot_pulls_vs_horizon(rows, axes[-1], arm=0, optimal=optimal)
+            optimal = pd.DataFrame({"horizon": horizons, "pulls": counts[horizons, 0]})
+            draw_pulls_vs_horizon(rows, axes[-1], arm=0, optimal=optimal)
             axes[-1].set_title("pulls of arm 0 (the paper's arm 1)")
         fig.suptitle(f"{spec.name}: {env_spec.label}" + (f"\n{note}" if note else ""))
         paths.append(save_png(fig, run_dir, f"{spec.name}-{figure_stem(env_spec.label)}"))

@@ -1,5 +1,6 @@
 """The sweep runner: cells × seeds on a backend (serial, process pool or Dask:
-:mod:`~impactbandits.experiments.backends`), streamed into the store.
+:mod:`~impactbandits.experiments.backends`), streamed into the store. The default backend,
+``"auto"``, runs small sweeps serially (:data:`SERIAL_WORK`) and the others on the process pool.
 
 Only a bounded number of tasks is in flight, and results are written to the store as they arrive
 and then dropped, so memory does not grow with the number of cells. Ctrl-C cancels what has not
@@ -38,7 +39,7 @@ from typing import Any
 from impactbandits import kernels, settings
 from impactbandits.errors import ImpactBanditsError, SpecError
 from impactbandits.experiments import backends
-from impactbandits.experiments.cells import Cell, Task, batches, expand
+from impactbandits.experiments.cells import Bundle, Cell, Task, batches, expand
 from impactbandits.experiments.lock import LOCK_FILE, run_dir_lock
 from impactbandits.experiments.processes import (
     TaskBoard,
@@ -64,6 +65,12 @@ __all__ = [
 ]
 
 BACKENDS = backends.BACKENDS
+#: ``backend="auto"`` (the default) runs a sweep in this process when its planned work
+#: (:func:`planned_work`) is at most this many pulls of the compiled loop: at the compiled loops'
+#: 10^7-10^8 pulls per CPU second that is a fraction of a second, less than starting a process
+#: pool costs (about 1 CPU second and 0.5 s of wall time measured on a 2-core machine); larger
+#: sweeps use the process pool on every core.
+SERIAL_WORK = 5_000_000
 #: Largest batch of replications simulated together (bounds memory per task).
 MAX_BATCH = 256
 #: Tasks in flight per worker (keeps workers busy while bounding memory).
@@ -74,6 +81,14 @@ IN_FLIGHT_PER_WORKER = 4
 #: single-replication policies (HKR).
 TASK_OVERHEAD = 256
 LOOP_TASK_OVERHEAD = 2
+#: A round of one replication of a wrapped single-replication policy (readable: Python calls),
+#: in pulls of the compiled loop (a few µs against a few tens of ns).
+WRAPPED_PULL = 64
+#: The Dask backend submits the tasks in about this many bundles per worker (:func:`bundle`):
+#: each submission costs scheduling and serialisation in the client, the scheduler and the
+#: worker, which on 400 small tasks added half the CPU the sweep itself took; 16 bundles a
+#: worker leave the last one at about 3 % of a worker's share.
+BUNDLES_PER_WORKER = 16
 #: At most this many extra splits are tried when planning (bounds the planning time).
 MAX_SPLITS = 512
 #: Set to ``0`` to simulate every seed of deterministic cells (see the module docstring).
@@ -118,10 +133,18 @@ def default_run_dir(spec: ExperimentSpec) -> Path:
 
 
 def _cost(task: Task) -> float:
-    """Estimated cost of a task: rounds × (simulated replications + :data:`TASK_OVERHEAD`, or
-    :data:`LOOP_TASK_OVERHEAD` for a policy that loops over the replications)."""
-    overhead = TASK_OVERHEAD if task.cell.vectorised else LOOP_TASK_OVERHEAD
-    return float(task.cell.rounds * (len(task.replications) + overhead))
+    """Estimated cost of a task, in pulls of the compiled loop: rounds × (simulated
+    replications + :data:`TASK_OVERHEAD`) for a policy written over the batch, rounds ×
+    (replications + :data:`LOOP_TASK_OVERHEAD`) on the compiled loop, and rounds ×
+    (:data:`WRAPPED_PULL` × replications + :data:`LOOP_TASK_OVERHEAD`) for a wrapped
+    single-replication policy that runs readable (a Python call per replication and round)."""
+    cell = task.cell
+    replications = len(task.replications)
+    if cell.compiled:
+        return float(cell.rounds * (replications + LOOP_TASK_OVERHEAD))
+    if cell.vectorised:
+        return float(cell.rounds * (replications + TASK_OVERHEAD))
+    return float(cell.rounds * (WRAPPED_PULL * replications + LOOP_TASK_OVERHEAD))
 
 
 def _pieces(cell: Cell, missing: list[int], count: int) -> list[Task]:
@@ -203,7 +226,7 @@ def _dedup_default() -> bool:
 def run_experiment(
     spec: ExperimentSpec | Mapping[str, Any] | str | Path,
     run_dir: str | Path | None = None,
-    backend: str = "process",
+    backend: str = "auto",
     workers: int | None = None,
     scheduler: str | None = None,
     batch_size: int | None = None,
@@ -265,19 +288,27 @@ def run_experiment(
     clock = SessionClock(backend, n_workers)
     total = 0
     try:
-        # connect to the backend first: an unreachable scheduler leaves no trace on disk
-        with (
-            sigterm_stops(),
-            _task_board(backend) as board,
-            backends.executor(backend, n_workers, scheduler) as executor,
-            run_dir_lock(path),  # one writer per run directory
-            Store.create(path, spec, cells) as store,
-        ):
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(sigterm_stops())
+            board: TaskBoard | None = None
+            executor = None
+            if backend != "auto":
+                # connect to the backend first: an unreachable scheduler leaves no trace on disk
+                board, executor = _enter_backend(stack, backend, n_workers, scheduler)
+            stack.enter_context(run_dir_lock(path))  # one writer per run directory
+            store = stack.enter_context(Store.create(path, spec, cells))
             finished = store.finished()
             missing = [
                 [s for s in range(spec.seeds) if (cell.key, s) not in finished] for cell in cells
             ]
             tasks = plan(cells, missing, n_workers, batch_size, dedup)
+            if backend == "auto":
+                backend = choose_backend(tasks, n_workers)
+                if backend == "serial":
+                    n_workers = 1
+                    tasks = plan(cells, missing, n_workers, batch_size, dedup)
+                clock.backend, clock.workers = backend, n_workers
+                board, executor = _enter_backend(stack, backend, n_workers, scheduler)
             total = sum(t.seeds for t in tasks)
             copies = sum(len(t.copies) for t in tasks)
             simulated = total - copies
@@ -306,8 +337,9 @@ def run_experiment(
 
             try:
                 planned = board.path if board is not None else None
+                units = bundle(tasks, n_workers) if backend == "dask" else tasks
                 backends.execute(
-                    tasks, executor, IN_FLIGHT_PER_WORKER * n_workers, on_records, planned
+                    units, executor, IN_FLIGHT_PER_WORKER * n_workers, on_records, planned
                 )
             except backends.Lost as lost:
                 kept = computed + reused
@@ -337,9 +369,47 @@ def run_experiment(
     return RunSummary(path, len(cells), spec.seeds, computed, reused, simulated)
 
 
-def _task_board(backend: str) -> contextlib.AbstractContextManager[TaskBoard | None]:
-    """The process backend's :class:`TaskBoard` (which task each worker runs); none else."""
-    return TaskBoard() if backend == "process" else contextlib.nullcontext()
+def _enter_backend(
+    stack: contextlib.ExitStack, backend: str, workers: int, scheduler: str | None
+) -> tuple[TaskBoard | None, Any]:
+    """Enter ``backend``'s task board (the process backend's: which task each worker runs)
+    and executor on ``stack``; ``(board, executor)`` (``None``, ``None`` for serial)."""
+    board = stack.enter_context(TaskBoard()) if backend == "process" else None
+    executor = stack.enter_context(backends.executor(backend, workers, scheduler))
+    return board, executor
+
+
+def planned_work(tasks: list[Task]) -> float:
+    """The tasks' estimated cost in pulls of the compiled loop (:func:`_cost`)."""
+    return sum(_cost(task) for task in tasks)
+
+
+def bundle(tasks: list[Task], workers: int) -> list[Bundle]:
+    """``tasks`` (longest first) in about :data:`BUNDLES_PER_WORKER` × ``workers`` bundles of
+    similar estimated cost (:func:`_cost`): consecutive tasks are added to a bundle until it
+    reaches its share of the total; a task larger than that share is a bundle of its own. The
+    order of the tasks, and so the results, are unchanged."""
+    share = planned_work(tasks) / max(1, BUNDLES_PER_WORKER * workers)
+    bundles: list[Bundle] = []
+    current: list[Task] = []
+    cost = 0.0
+    for task in tasks:
+        current.append(task)
+        cost += _cost(task)
+        if cost >= share:
+            bundles.append(Bundle(tuple(current)))
+            current, cost = [], 0.0
+    if current:
+        bundles.append(Bundle(tuple(current)))
+    return bundles
+
+
+def choose_backend(tasks: list[Task], workers: int) -> str:
+    """``backend="auto"``: ``"serial"`` when the planned work is at most :data:`SERIAL_WORK`
+    (or there is one worker), else ``"process"``."""
+    if workers <= 1 or planned_work(tasks) <= SERIAL_WORK:
+        return "serial"
+    return "process"
 
 
 def _as_spec(spec: Any) -> ExperimentSpec:

@@ -20,7 +20,7 @@ from impactbandits.core.environment import EnvironmentRandom
 from impactbandits.core.random import POLICY, BatchRNG
 from impactbandits.core.spaces import InvalidAction
 from impactbandits.errors import SpecError
-from impactbandits.experiments.cells import Task
+from impactbandits.experiments.cells import Bundle, Task
 from impactbandits.experiments.payload import encode
 from impactbandits.experiments.processes import claim
 from impactbandits.experiments.spec import ComponentSpec
@@ -82,10 +82,13 @@ def run_task(task: Task) -> list[Record]:
     ]
 
 
-def run_claimed(task: Task, board: str | None) -> list[Record]:
+def run_claimed(task: Task | Bundle, board: str | None) -> list[Record]:
     """:func:`run_task` with the task claimed on a
     :class:`~impactbandits.experiments.processes.TaskBoard` (``board``: its directory; the
-    process backend), so that the runner can say which task a worker that died was running."""
+    process backend), so that the runner can say which task a worker that died was running;
+    the tasks of a :class:`~impactbandits.experiments.cells.Bundle` one after the other."""
+    if isinstance(task, Bundle):
+        return [record for one in task.tasks for record in run_claimed(one, board)]
     with claim(board, task.describe()):
         return run_task(task)
 

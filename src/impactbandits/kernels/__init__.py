@@ -13,7 +13,14 @@
 * or the pair is Ron et al.'s SRUM (:class:`~impactbandits.policies.opportunity.
   SelfRegulatedUtilityMaximization`, paper variant, UCB1 as the black box) on the
   reward-opportunity bandit with a built-in fairness function: :mod:`impactbandits.kernels.srum`
-  (a loop of its own, which also records the phases and the per-arm rewards).
+  (a loop of its own, which also records the phases and the per-arm rewards);
+* or a learner over meta-arms (AD-UCB, HD-UCB, CUCB, EXP3 over meta-arms, or ``one-hot`` over a
+  discrete policy with a compiled step) on Tang et al.'s delayed-impact bandit with a built-in
+  reward family and impact function: :mod:`impactbandits.kernels.simplex` (the environment and
+  the policy each declare their half of a round, ``compiled_simplex``);
+* or a learner on Cella & Cesa-Bianchi's bandit with delay-dependent payoffs (π_low, π_ucb
+  with their phases, or any policy with a compiled step): :mod:`impactbandits.kernels.b2dep`
+  (``compiled_delay`` and ``compiled_phased_step``).
 
 Both give identical numbers: a compiled step transcribes its policy's operations in the same
 order, and the noise of each pull is computed from the same counter with the same functions

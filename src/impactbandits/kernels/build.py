@@ -2,7 +2,9 @@
 
 Compiles the generic loop (:mod:`impactbandits.kernels.loop`) of every built-in policy's
 compiled step — found from the policy table: each registered policy is built with its defaults
-and asked for its step — and SRUM's loop, for exactly the argument types of
+and asked for its step — SRUM's loop, the simplex loops of Tang et al.'s learners
+(:mod:`impactbandits.kernels.simplex`) and the B2DEP loops of Cella & Cesa-Bianchi's
+(:mod:`impactbandits.kernels.b2dep`), for exactly the argument types of
 :data:`~impactbandits.kernels.aot.LOOP_ARGS` and :data:`~impactbandits.kernels.aot.SRUM_ARGS`,
 with numba's ahead-of-time compiler (``numba.pycc``), into the extension module
 ``impactbandits/kernels/_aot`` plus its stamp (:mod:`impactbandits.kernels.aot` says how they
@@ -41,11 +43,25 @@ _HERE = Path(__file__).resolve().parent
 _SHIM = _HERE / "aot_shim.c"
 #: Parameters for the registered policies that have a required one (their step is asked for).
 _REQUIRED = {"spo-delta": {"sigma": 0.05}}
+#: Further parameter sets whose steps differ from the defaults': the ``authors-code`` variants
+#: the figures run (and SPO's LP path).
+_VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
+    *(
+        (name, {"variant": "authors-code"})
+        for name in (
+            "d-ucb", "sw-ucb", "exp3", "r-exp3", "ucb1", "last-reward-greedy",
+            "one-step-optimistic", "spo", "hkr",
+        )
+    ),
+    ("spo", {"variant": "authors-code", "noise_bound": 0.1}),
+    ("spo", {"noise_bound": 0.1}),
+)  # fmt: skip
 
 
 def built_in_steps() -> dict[str, Any]:
-    """``loop_<tag>`` → a compiled step, for every registered policy whose defaults declare one
-    (on 3 and on 100 arms, horizon 100: a policy may choose its step by the number of arms)."""
+    """``loop_<tag>`` → a compiled step, for every registered policy whose defaults declare one,
+    and the parameter sets of :data:`_VARIANTS` (on 3 and on 100 arms, horizon 100: a policy may
+    choose its step by the number of arms)."""
     from impactbandits.core.random import BatchRNG
     from impactbandits.core.spaces import Discrete
     from impactbandits.errors import SpecError
@@ -53,9 +69,10 @@ def built_in_steps() -> dict[str, Any]:
     from impactbandits.policies.names import POLICIES, build_policy
 
     steps: dict[str, Any] = {}
-    for name, arms in itertools.product(sorted(POLICIES), (3, 100)):
+    settings = [(name, _REQUIRED.get(name, {})) for name in sorted(POLICIES)] + list(_VARIANTS)
+    for (name, params), arms in itertools.product(settings, (3, 100)):
         try:
-            policy = build_policy(name, _REQUIRED.get(name, {}))
+            policy = build_policy(name, params)
             policy.reset(Discrete(arms), 100, BatchRNG.from_key(1, (2,), [0]))
             step = compiled_step(policy)
         except (SpecError, TypeError, ValueError):
@@ -80,9 +97,29 @@ def built_in_fairness() -> dict[str, Any]:
     return forms
 
 
+#: The one-hot bases whose simplex loops are built ahead of time: those of Tang et al.'s
+#: figures (every other base runs its simplex loop on numba's JIT).
+SIMPLEX_BASES = ("ucb1", "exp3", "d-ucb", "sw-ucb")
+
+
+def built_in_simplex() -> dict[str, Any]:
+    """``simplex_<tag>`` → ``(step, model)``: the simplex loops of Tang et al.'s learners and
+    of the one-hot policy over :data:`SIMPLEX_BASES`."""
+    from impactbandits.kernels.simplex_driver import built_in_simplex_steps
+
+    return built_in_simplex_steps(SIMPLEX_BASES)
+
+
+def built_in_b2dep() -> dict[str, Any]:
+    """``b2dep_<tag>`` → the loop's parts: Cella & Cesa-Bianchi's learners on B2DEP."""
+    from impactbandits.kernels.b2dep_driver import built_in_b2dep as entries
+
+    return entries()
+
+
 def planned_entries() -> list[str]:
     """The entries a build of the present sources holds."""
-    return sorted([*built_in_steps(), *built_in_fairness()])
+    return sorted([*built_in_steps(), *built_in_fairness(), *built_in_simplex(), *built_in_b2dep()])
 
 
 def _numba_signature(types_: tuple[tuple[str, int], ...]) -> Any:
@@ -105,7 +142,11 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
         pycc: Any = importlib.import_module("numba.pycc")
         pycc_compiler: Any = importlib.import_module("numba.pycc.compiler")
 
+    from impactbandits.kernels.b2dep import b2dep_for
+    from impactbandits.kernels.b2dep_driver import B2DEP_ARGS
     from impactbandits.kernels.loop import loop_for
+    from impactbandits.kernels.simplex import simplex_for
+    from impactbandits.kernels.simplex_driver import SIMPLEX_ARGS
     from impactbandits.kernels.srum import srum_for
 
     class _ReleasingTheGil(pycc_compiler.Flags):  # type: ignore[misc]
@@ -131,6 +172,13 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
         entries.append(name)
     for name, form in built_in_fairness().items():
         cc.export(name, _numba_signature(aot.SRUM_ARGS))(srum_for(form).py_func)
+        entries.append(name)
+    for name, (step, model) in built_in_simplex().items():
+        loop = simplex_for(step.step, step.inner, model.init, model.step)
+        cc.export(name, _numba_signature(SIMPLEX_ARGS))(loop.py_func)
+        entries.append(name)
+    for name, parts in built_in_b2dep().items():
+        cc.export(name, _numba_signature(B2DEP_ARGS))(b2dep_for(*parts).py_func)
         entries.append(name)
     cc.compile()
     return directory / cc.output_file, sorted(entries)

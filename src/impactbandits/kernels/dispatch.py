@@ -105,7 +105,7 @@ def simulate_compiled(
     loop, or ``None`` if this pair has none. ``env`` and ``policy`` must have been reset (the
     policy's random streams untouched). For SRUM the tuple goes on with the ``(phases,
     arm_rewards, phase_switches)`` arrays (:class:`~impactbandits.core.simulate.Trajectory`'s
-    order)."""
+    order), for a learner with phases on B2DEP with ``(phases, None, phase_switches)``."""
     from impactbandits import kernels
 
     if not kernels.available():
@@ -116,6 +116,19 @@ def simulate_compiled(
     if srum is not None:
         n, phases = env.action_space.n, len(policy.phases)
         return simulate_srum(*srum, n, phases, rounds, checkpoints, replications)
+    from impactbandits.kernels.simplex_driver import simplex_run, simulate_simplex
+
+    simplex = simplex_run(env, policy)  # meta-arms on Tang et al.'s delayed-impact bandit
+    if simplex is not None:
+        space = env.action_space
+        return simulate_simplex(*simplex, space.n, space.tolerance, rounds, checkpoints,
+                                replications, policy_rng)  # fmt: skip
+    from impactbandits.kernels.b2dep_driver import b2dep_run, simulate_b2dep
+
+    b2dep = b2dep_run(env, policy)  # delay-dependent payoffs (Cella & Cesa-Bianchi), phases too
+    if b2dep is not None:
+        n, phases = env.action_space.n, len(policy.phases)
+        return simulate_b2dep(*b2dep, n, phases, rounds, checkpoints, replications, policy_rng)
     if policy.phases:
         return None
     step = compiled_step(policy)

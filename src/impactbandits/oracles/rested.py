@@ -5,9 +5,11 @@ is the optimal allocation OPT(h) (Lindner et al. 2021, §2), computed exactly by
 :func:`~impactbandits.oracles.allocation.optimal_allocation` for every horizon at once.
 
 A sweep asks for the same curves' optimum in every cell (one per horizon for horizon-aware
-policies), so :func:`allocation_values` memoises OPT(0..length) per worker process, keyed by a
-hash of the curve values. The memo only avoids recomputing a deterministic function: results do
-not depend on it.
+policies), and a figure's environments often share their curves (one instance under several
+noise levels), so :func:`allocation` memoises the optimal allocation (OPT(0..length) and its
+counts) per process, keyed by a hash of the curve values: the oracle of every task a worker
+runs and the figures drawn after a run take it from there. The memo only avoids recomputing a
+deterministic function: results do not depend on it.
 """
 
 from __future__ import annotations
@@ -18,28 +20,31 @@ import hashlib
 import numpy as np
 
 from impactbandits.core.environment import Environment
+from impactbandits.oracles.allocation import Allocation, optimal_allocation
 
-__all__ = ["allocation_values", "optimal_allocation_oracle"]
+__all__ = ["allocation", "allocation_values", "optimal_allocation_oracle"]
 
 #: Distinct curve sets whose OPT is memoised per process.
 MEMO_SIZE = 16
 
 
 @functools.lru_cache(maxsize=MEMO_SIZE)
-def _memo(digest: str, shape: tuple[int, int], data: bytes) -> np.ndarray:
-    from impactbandits.oracles.allocation import optimal_allocation
-
+def _memo(digest: str, shape: tuple[int, int], data: bytes) -> Allocation:
     curves = np.frombuffer(data, dtype=np.float64).reshape(shape)
-    values = optimal_allocation(curves).values.copy()
-    values.setflags(write=False)
-    return values
+    return optimal_allocation(curves)  # read-only arrays
+
+
+def allocation(curves: np.ndarray) -> Allocation:
+    """:func:`~impactbandits.oracles.allocation.optimal_allocation` of ``curves`` (method
+    ``"auto"``), memoised per process by the curves' values."""
+    curves = np.ascontiguousarray(curves, dtype=np.float64)
+    data = curves.tobytes()
+    return _memo(hashlib.sha256(data).hexdigest(), curves.shape, data)
 
 
 def allocation_values(curves: np.ndarray) -> np.ndarray:
     """OPT(h) for h = 0..length of ``curves`` (memoised per process)."""
-    curves = np.ascontiguousarray(curves, dtype=np.float64)
-    data = curves.tobytes()
-    return _memo(hashlib.sha256(data).hexdigest(), curves.shape, data)
+    return allocation(curves).values
 
 
 def optimal_allocation_oracle(env: Environment, times: np.ndarray) -> np.ndarray:

@@ -41,17 +41,20 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy import optimize
 
+from impactbandits.core.compiled import kernel
 from impactbandits.errors import SpecError
 
 __all__ = [
     "best_continuous_policy",
     "best_fixed_policy",
     "brute_force_policy",
+    "composition_table",
     "compositions",
     "continuous_value",
     "grid_gap_bound",
+    "lex_first_maximiser",
+    "numpy_sum",
 ]
 
 #: Largest number of compositions the brute-force references agree to enumerate.
@@ -188,6 +191,134 @@ def best_fixed_policy(values: np.ndarray) -> tuple[np.ndarray, float]:
     return levels, float(v[np.arange(v.shape[0]), levels - 1].sum())
 
 
+# --------------------------------------------------------------------------------------------
+# Compiled forms (impactbandits.core.compiled): the operations above for one replication, in the
+# same order, so that the simplex loop (impactbandits.kernels.simplex) gives the same bits
+# --------------------------------------------------------------------------------------------
+
+#: NumPy adds blocks of up to this many values with eight accumulators, longer arrays by halves
+#: (``PW_BLOCKSIZE`` of its pairwise summation).
+_PAIRWISE_BLOCK = 128
+
+
+@kernel(inline=True)
+def _block_sum(values: np.ndarray, start: int, n: int) -> float:
+    """NumPy's pairwise sum of ``values[start : start + n]`` for ``n ≤ 128``."""
+    if n < 8:
+        total = 0.0
+        for i in range(start, start + n):
+            total += values[i]
+        return total
+    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    i = 8
+    while i < n - n % 8:
+        j = start + i
+        r0 += values[j]
+        r1 += values[j + 1]
+        r2 += values[j + 2]
+        r3 += values[j + 3]
+        r4 += values[j + 4]
+        r5 += values[j + 5]
+        r6 += values[j + 6]
+        r7 += values[j + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        total += values[start + i]
+        i += 1
+    return total
+
+
+@kernel
+def numpy_sum(values: np.ndarray, start: int, n: int) -> float:
+    """``values[start : start + n].sum()`` added as NumPy adds a contiguous 1-d array, or each
+    row of a C-contiguous array along its last axis: ``0.0`` plus the pairwise sum (blocks of at
+    most 128 values with eight accumulators, a longer run split at half its length rounded down
+    to a multiple of 8). The recursion runs on a stack of frames (start, length, stage)."""
+    if n <= _PAIRWISE_BLOCK:
+        return 0.0 + _block_sum(values, start, n)
+    frames = np.empty((64, 3), dtype=np.int64)
+    left = np.empty(64)
+    frames[0, 0], frames[0, 1], frames[0, 2] = start, n, 0
+    top = 0
+    result = 0.0
+    while top >= 0:
+        lo, size, stage = frames[top, 0], frames[top, 1], frames[top, 2]
+        half = size // 2
+        half -= half % 8
+        if size <= _PAIRWISE_BLOCK:
+            result = _block_sum(values, lo, size)
+            top -= 1
+        elif stage == 0:  # the left half first
+            frames[top, 2] = 1
+            top += 1
+            frames[top, 0], frames[top, 1], frames[top, 2] = lo, half, 0
+        elif stage == 1:  # the left half's sum is in result: the right half
+            left[top] = result
+            frames[top, 2] = 2
+            top += 1
+            frames[top, 0], frames[top, 1], frames[top, 2] = lo + half, size - half, 0
+        else:
+            result = left[top] + result
+            top -= 1
+    return 0.0 + result
+
+
+@kernel
+def composition_table(n_groups: int, total: int) -> np.ndarray:
+    """:func:`compositions` (lexicographic order), built by the same successive cut points."""
+    size = 1
+    for i in range(n_groups - 1):  # C(total − 1, n_groups − 1), exactly
+        size = size * (total - 1 - i) // (i + 1)
+    table = np.empty((size, n_groups), dtype=np.int64)
+    cuts = np.arange(1, n_groups)
+    for row in range(size):
+        previous = 0
+        for i in range(n_groups - 1):
+            table[row, i] = cuts[i] - previous
+            previous = cuts[i]
+        table[row, n_groups - 1] = total - previous
+        i = n_groups - 2  # the next combination of cut points
+        while i >= 0 and cuts[i] == total - n_groups + 1 + i:
+            i -= 1
+        if i < 0:
+            break
+        cuts[i] += 1
+        for j in range(i + 1, n_groups - 1):
+            cuts[j] = cuts[j - 1] + 1
+    return table
+
+
+@kernel
+def lex_first_maximiser(values: np.ndarray, suffix: np.ndarray, levels: np.ndarray) -> None:
+    """:func:`best_fixed_policy`'s level vector for one ``(K, M)`` array of finite ``values``
+    (:func:`_lex_first_maximisers` with one batch row, every sum and maximum as it takes
+    them), written into ``levels`` (``K`` integers); ``suffix`` is ``(K + 1, M + 1)`` work."""
+    n_groups, total = values.shape
+    suffix[n_groups, 0] = 0.0
+    for t in range(1, total + 1):
+        suffix[n_groups, t] = -np.inf
+    for i in range(n_groups - 1, -1, -1):
+        for t in range(total + 1):
+            best = -np.inf
+            for j in range(1, t + 1):  # levels j > t meet the −∞ slot
+                value = suffix[i + 1, t - j] + values[i, j - 1]
+                if value > best:
+                    best = value
+            suffix[i, t] = best
+    remaining = total
+    for i in range(n_groups):
+        best_j = 0
+        best = values[i, 0] + (suffix[i + 1, remaining - 1] if remaining >= 1 else -np.inf)
+        for j in range(2, total + 1):
+            value = values[i, j - 1] + (suffix[i + 1, remaining - j] if j <= remaining else -np.inf)
+            if value > best:
+                best_j, best = j - 1, value
+        levels[i] = best_j + 1
+        remaining = max(remaining - levels[i], 0)
+
+
 def brute_force_policy(values: np.ndarray) -> tuple[np.ndarray, float]:
     """Reference for :func:`best_fixed_policy` by enumeration (lexicographically first max)."""
     v, _ = _grid_arrays(values, name="values")
@@ -307,6 +438,8 @@ def best_continuous_policy(
         return np.sum(x) - 1.0
 
     if n_groups > 1:
+        from scipy import optimize  # imported here: the grid learners' modules need none of it
+
         result = optimize.minimize(
             objective,
             best_p,
@@ -327,6 +460,7 @@ def _pairwise_refine(
     p: np.ndarray, value: float, reward_fns: Sequence[Callable[[np.ndarray], np.ndarray]]
 ) -> tuple[np.ndarray, float]:
     """Sweeps of 1-D searches moving mass between two groups; keep strict improvements only."""
+    from scipy import optimize
 
     def h(k: int, x: float) -> float:
         return x * float(np.asarray(reward_fns[k](np.array([x])))[0])

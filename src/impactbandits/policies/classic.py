@@ -31,7 +31,16 @@ from impactbandits.policies.ucb_buckets import (
     full_argmax,
 )
 
-__all__ = ["EXP3", "UCB1", "EpsilonGreedy", "ExploreThenCommit", "Greedy", "RoundRobin"]
+__all__ = [
+    "EXP3",
+    "UCB1",
+    "EpsilonGreedy",
+    "ExploreThenCommit",
+    "Greedy",
+    "RoundRobin",
+    "exp3_authors_init",
+    "exp3_authors_update",
+]
 
 #: UCB1's exploration constant: index = mean + sqrt(UCB1_C · ln t / n) (Auer et al. 2002, Fig. 1).
 UCB1_C = 2.0
@@ -118,11 +127,13 @@ class UCB1(_Counting):
         return actions
 
     def compiled_step(self) -> CompiledStep | None:
-        """The paper variant's rounds, one replication at a time; with
+        """The rounds, one replication at a time; in the paper variant, with
         :data:`~impactbandits.policies.ucb_buckets.UCB1_GROUP_ARMS` arms or more the argmax goes
-        through buckets of equal (count, mean) (:mod:`impactbandits.policies.ucb_buckets`)."""
-        if self.variant != "paper":
-            return None
+        through buckets of equal (count, mean) (:mod:`impactbandits.policies.ucb_buckets`). The
+        authors-code variant's ``params``: c · ln T, as :meth:`_index` computes it."""
+        if self.variant == "authors-code":
+            params = np.array([self.c * math.log(self.horizon)])  # type: ignore[arg-type]
+            return CompiledStep(counts_init, _ucb1_authors_select, counts_update, params)
         return CompiledStep(_ucb1_init, _ucb1_select, _ucb1_update, np.array([self.c]))
 
 
@@ -145,6 +156,23 @@ def _ucb1_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> 
     counts[arm] += 1.0
     sums[arm] += reward
     bucket_pulled(buckets, arm)
+
+
+@kernel
+def _ucb1_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`UCB1.select` of the authors-code variant: ``argmax min(1, x̄_i + sqrt(c ln T /
+    n_i))`` (``params[0]``: c ln T), arms never pulled first, ties to the lowest index."""
+    counts, sums = state
+    best = 0
+    best_value = -math.inf
+    for i in range(counts.size):
+        if counts[i] > 0:
+            value = min(1.0, sums[i] / counts[i] + math.sqrt(params[0] / counts[i]))
+        else:
+            value = math.inf
+        if value > best_value:
+            best, best_value = i, value
+    return best
 
 
 class EXP3(Policy):
@@ -206,7 +234,8 @@ class EXP3(Policy):
                 raise SpecError(
                     "first_pull_credit", f"needs one value per arm ({self.n}), got {len(credit)}"
                 )
-            self._held = np.tile(np.asarray(credit, dtype=float), (rng.size, 1))
+            self._credit = np.asarray(credit, dtype=float)
+            self._held = np.tile(self._credit, (rng.size, 1))
 
     def select(self) -> np.ndarray:
         w = ops.exp(self.log_w - self.log_w.max(axis=1, keepdims=True))
@@ -234,10 +263,12 @@ class EXP3(Policy):
         self.log_w -= self.log_w.max(axis=1, keepdims=True)
 
     def compiled_step(self) -> CompiledStep | None:
-        """The paper variant's rounds, one replication at a time (one uniform per round, the
-        one :meth:`~impactbandits.core.random.BatchRNG.categorical` takes)."""
-        if self.variant != "paper":
-            return None
+        """The rounds, one replication at a time (one uniform per round, the one
+        :meth:`~impactbandits.core.random.BatchRNG.categorical` takes; ``params``: γ, and for
+        the authors-code variant the first-pull credit of every arm)."""
+        if self.variant == "authors-code":
+            params = np.concatenate([[self._gamma], self._credit])
+            return CompiledStep(exp3_authors_init, _exp3_select, exp3_authors_update, params, 1)
         return CompiledStep(_exp3_init, _exp3_select, exp3_update, np.array([self._gamma]), 1)
 
 
@@ -273,19 +304,36 @@ def exp3_draw(log_w: np.ndarray, p: np.ndarray, gamma: float, u: float) -> int:
 
 @kernel
 def _exp3_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
-    log_w, p = state
-    return exp3_draw(log_w, p, params[0], u)
+    return exp3_draw(state[0], state[1], params[0], u)
 
 
 @kernel
 def exp3_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
-    """:meth:`EXP3.update` for one replication (``params[0]``: γ)."""
-    log_w, p = state
+    """:meth:`EXP3.update` for one replication (``params[0]``: γ; ``state``'s first two
+    arrays: the log-weights and the probabilities drawn from)."""
+    log_w, p = state[0], state[1]
     k = log_w.size
     log_w[arm] += params[0] * reward / (p[arm] * k)
     top = log_w.max()
     for i in range(k):
         log_w[i] -= top
+
+
+@kernel
+def exp3_authors_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """EXP3's state and the value each arm's next pull is credited with, at first the
+    first-pull credit (``params``' last ``k`` values): the authors-code variant."""
+    return np.zeros(k), np.empty(k), params[params.size - k :].copy()
+
+
+@kernel
+def exp3_authors_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """:meth:`EXP3.update` of the authors-code variant: the pull is credited with the value of
+    the arm's previous pull (``state[2]``), and this reward is held for its next."""
+    held = state[2]
+    credit = held[arm]
+    held[arm] = reward
+    exp3_update(state, params, t, arm, credit)
 
 
 class Greedy(_Counting):

@@ -18,28 +18,46 @@ code shrank confidence widths by ad-hoc factors; ``width_scale`` multiplies C_s 
 UCB bonus (π_ucb) — 1, the paper's constants, by default. Phases are the ranking policies
 ("pi_1" … "pi_k"), so the runner's phase switches are the policy switches charged by the
 environment's switching cost.
+
+Compiled rounds: π_low and π_ucb declare their rounds for one replication, their phase included
+(:meth:`PiLow.compiled_phased_step`, :class:`PhasedStep`), which the B2DEP loop
+(:mod:`impactbandits.kernels.b2dep`) plays with the same numbers; :class:`RankerThenLow` runs
+readable.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core.compiled import CompiledStep, Kernel, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import SimplePolicy
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
 from impactbandits.params import PositiveFloat, PositiveInt
 
-__all__ = ["BanditRanker", "PiLow", "PiUCB", "RankerThenLow", "stage_count"]
+__all__ = ["BanditRanker", "PhasedStep", "PiLow", "PiUCB", "RankerThenLow", "stage_count"]
 
 #: δ used in the paper's experiments (§8).
 DEFAULT_DELTA = 0.1
 #: A confidence δ ∈ (0, 1) (Algorithms 1 and 2).
 OpenProbability = Annotated[float, Field(gt=0.0, lt=1.0)]
+#: Stages whose T_s and C_s π_low's compiled step reads from a table: from s = 54 on,
+#: 1 − 2^{−s} rounds to 1.0, so T_s = T and C_s no longer change (the table's last entry).
+STAGE_TABLE = 64
+
+
+class PhasedStep(NamedTuple):
+    """A compiled step (:mod:`impactbandits.core.compiled`) that reports its phase too:
+    ``phase(state, params)`` → the index into the policy's ``phases`` of the round just
+    selected (its ``current_phase``), called after ``select`` and before ``update``."""
+
+    step: CompiledStep
+    phase: Kernel
 
 
 def _known_order(space: ActionSpace, name: str) -> list[int]:
@@ -83,9 +101,25 @@ class _LowSchedule:
         self.switches = 0
         self._start_stage()
 
+    def _length(self, stage: int) -> float:
+        """T_s = T^{1−2^{−s}}."""
+        return self.T ** (1.0 - 2.0**-stage)
+
+    def _width(self, length: float) -> float:
+        """C_s (times ``width_scale``) of a stage of length T_s = ``length``."""
+        log = math.log(2.0 * self.k * self.S / self.delta)
+        return self.width_scale * math.sqrt(self.k / (2.0 * length) * log)
+
+    def compiled_params(self) -> np.ndarray:
+        """π_low's compiled ``params`` (:func:`_low_init`): the order, then T_s and C_s of the
+        stages 1 … :data:`STAGE_TABLE`, as :meth:`_start_stage` and :meth:`_end_stage`
+        compute them."""
+        lengths = [self._length(s) for s in range(1, STAGE_TABLE + 1)]
+        return np.array([*self.order, *lengths, *(self._width(x) for x in lengths)])
+
     def _start_stage(self) -> None:
         self.stage += 1
-        self.T_s = self.T ** (1.0 - 2.0**-self.stage)
+        self.T_s = self._length(self.stage)
         size = len(self.active)
         # ⌊T_s/(m|A_s|)⌋ + 1 plays; at least one besides the calibration play, so that every
         # active policy has an estimate even in early stages of short horizons
@@ -121,9 +155,7 @@ class _LowSchedule:
     def _end_stage(self) -> None:
         g = {m: self.sums[m] / self.counts[m] for m in self.active}
         best = max(self.active, key=lambda m: (g[m], -m))
-        width = self.width_scale * math.sqrt(
-            self.k / (2.0 * self.T_s) * math.log(2.0 * self.k * self.S / self.delta)
-        )
+        width = self._width(self.T_s)
         self.active = [m for m in self.active if g[m] >= g[best] - 2.0 * width]
         self.estimates = g
         self._start_stage()
@@ -158,6 +190,11 @@ class PiLow(SimplePolicy):
 
     def update(self, action: Any, feedback: Feedback) -> None:
         self.low.record(float(feedback.reward))
+
+    def compiled_phased_step(self) -> PhasedStep:
+        """The rounds of one replication as just reset, its phase π_m (m − 1) included."""
+        step = CompiledStep(_low_init, _low_select, _low_update, self.low.compiled_params())
+        return PhasedStep(step, _low_phase)
 
 
 class PiUCB(SimplePolicy):
@@ -214,6 +251,11 @@ class PiUCB(SimplePolicy):
         self.selected[i] += 1
         self.total += 1
         self._choose()
+
+    def compiled_phased_step(self) -> PhasedStep:
+        """The rounds of one replication as just reset, its phase π_m (m − 1) included."""
+        params = np.array([self.width_scale, *self.order], dtype=np.float64)
+        return PhasedStep(CompiledStep(_ucb_init, _ucb_select, _ucb_update, params), _ucb_phase)
 
 
 class BanditRanker:
@@ -345,3 +387,146 @@ class RankerThenLow(SimplePolicy):
             self.low = _LowSchedule(
                 self.ranker.order, self.T - self.t, self.delta, self.width_scale
             )
+
+
+# π_low's compiled step: params = order (k), T_s (STAGE_TABLE), C_s (STAGE_TABLE); state =
+# (ints: stage, plan index, play, position, |A_s|; A_s then plays per policy of the plan, the
+# plan being A_s in order; sums, counts and estimates g by m), as _LowSchedule keeps them.
+
+
+@kernel
+def _low_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    ints = np.array([0, 0, 0, 0, k])
+    state = (ints, np.arange(1, k + 1), np.zeros(k, dtype=np.int64), np.zeros(k + 1),
+             np.zeros(k + 1, dtype=np.int64), np.zeros(k + 1))  # fmt: skip
+    _low_start_stage(state, params)
+    return state
+
+
+@kernel(inline=True)
+def _low_start_stage(state, params: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+    """:meth:`_LowSchedule._start_stage`."""
+    ints, active, plays, sums, counts, _ = state
+    ints[0] += 1
+    length = params[active.size + min(ints[0], STAGE_TABLE) - 1]
+    size = ints[4]
+    for j in range(size):
+        m = active[j]
+        plays[j] = max(int(length // (m * size)), 1) + 1
+        sums[m] = 0.0
+        counts[m] = 0
+    ints[1:4] = 0  # plan index, play, position
+
+
+@kernel
+def _low_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    return int(params[state[0][3]])
+
+
+@kernel
+def _low_phase(state, params: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+    return state[1][state[0][1]] - 1
+
+
+@kernel
+def _low_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """:meth:`_LowSchedule.record`."""
+    ints, active, plays, sums, counts, g = state
+    index = ints[1]
+    m = active[index]
+    if ints[2] >= 1:
+        sums[m] += reward
+        counts[m] += 1
+    ints[3] += 1
+    if ints[3] < m:
+        return
+    ints[3] = 0
+    ints[2] += 1
+    if ints[2] < plays[index]:
+        return
+    ints[2] = 0
+    ints[1] = index + 1
+    if ints[1] < ints[4]:
+        return
+    # _end_stage: the best g (ties to the lower m), then elimination with C_s
+    size = ints[4]
+    best = active[0]
+    for j in range(size):
+        m = active[j]
+        g[m] = sums[m] / counts[m]
+        if g[m] > g[best]:
+            best = m
+    width = params[active.size + STAGE_TABLE + min(ints[0], STAGE_TABLE) - 1]
+    kept = 0
+    for j in range(size):
+        m = active[j]
+        if g[m] >= g[best] - 2.0 * width:
+            active[kept] = m
+            kept += 1
+    ints[4] = kept
+    _low_start_stage(state, params)
+
+
+# π_ucb's compiled step: params = width_scale, order (k); state = (ints: m, roll-out, position,
+# total; selections and estimates per policy; the roll-out's sum), as PiUCB keeps them.
+
+
+@kernel
+def _ucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    state = (np.zeros(4, dtype=np.int64), np.zeros(k, dtype=np.int64), np.zeros(k), np.zeros(1))
+    _ucb_choose(state, params)
+    return state
+
+
+@kernel(inline=True)
+def _ucb_choose(state, params: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+    """:meth:`PiUCB._choose`."""
+    ints, selected, estimate, rollout_sum = state
+    k = selected.size
+    chosen = 0
+    for j in range(k):
+        if selected[j] == 0:
+            chosen = j + 1
+            break
+    if chosen == 0:
+        bonus = params[0] * math.sqrt(2.0 * math.log(float(ints[3])))
+        chosen, best = 1, estimate[0] + bonus / math.sqrt(float(selected[0]))
+        for j in range(1, k):
+            value = estimate[j] + bonus / math.sqrt(float(selected[j]))
+            if value > best:  # max over m of (value, −m): ties to the lower m
+                chosen, best = j + 1, value
+    ints[0] = chosen
+    ints[1:3] = 0  # roll-out, position
+    rollout_sum[0] = 0.0
+
+
+@kernel
+def _ucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    return int(params[1 + state[0][2]])
+
+
+@kernel
+def _ucb_phase(state, params: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+    return state[0][0] - 1
+
+
+@kernel
+def _ucb_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """:meth:`PiUCB.update`."""
+    ints, selected, estimate, rollout_sum = state
+    if ints[1] == 1:
+        rollout_sum[0] += reward
+    ints[2] += 1
+    m = ints[0]
+    if ints[2] < m:
+        return
+    ints[2] = 0
+    ints[1] += 1
+    if ints[1] < 2:
+        return
+    i = m - 1
+    value = rollout_sum[0] / m
+    estimate[i] = (estimate[i] * selected[i] + value) / (selected[i] + 1)
+    selected[i] += 1
+    ints[3] += 1
+    _ucb_choose(state, params)

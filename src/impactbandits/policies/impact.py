@@ -8,22 +8,31 @@
   the one-hot meta-arm of its chosen arm (the paper's UCB1 / EXP3 / D-UCB / SW-UCB baselines:
   "a pull = a one-hot meta-arm"). With one-hot vectors only the chosen group can be activated,
   so the round's reward is that group's reward.
+
+Each declares its compiled form beside its readable one (``compiled_simplex``, a
+:class:`SimplexStep`), played by the simplex loop (:mod:`impactbandits.kernels.simplex`) with
+the same numbers, bit for bit.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core import ops
+from impactbandits.core.compiled import CompiledStep, declared_step, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy, SimplePolicy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace, Discrete
 from impactbandits.errors import SpecError
+from impactbandits.oracles.simplex import composition_table, lex_first_maximiser, numpy_sum
+from impactbandits.policies.impact_index import pinning_argmax, table_argmax
 
 __all__ = [
     "ActionDependentUCB",
@@ -31,8 +40,33 @@ __all__ = [
     "HistoryDependentUCB",
     "MetaEXP3",
     "OneHot",
+    "SimplexStep",
     "theory_resolution",
 ]
+
+
+@dataclass(frozen=True, eq=False)
+class SimplexStep:
+    """A simplex policy's compiled form for one run (:mod:`impactbandits.core.compiled`'s
+    protocol, with meta-arms): ``step``'s kernels are
+
+    * ``init(params, k, rounds)`` (with the replication's stream if ``step.stream``) → state;
+    * ``select(state, params, t, u, action)``: writes round ``t``'s probability vector into
+      ``action`` (``k`` floats) and returns 0, or the arm of a one-hot meta-arm;
+    * ``update(state, params, t, action, observed, reward)``: ``observed`` the groups'
+      rewards, NaN where not observed, ``reward`` the round's.
+
+    ``inner``: a discrete policy's step that ``step`` runs (:class:`OneHot`: its ``init`` is
+    the inner one's; its ``select`` and ``update`` call the inner step's under the names
+    ``inner_select`` and ``inner_update``, which the loop binds)."""
+
+    step: CompiledStep
+    inner: CompiledStep | None = None
+
+
+# the inner step's kernels, bound by the simplex loop (SimplexStep); never called as globals
+inner_select: Any = None
+inner_update: Any = None
 
 
 class OneHot(Policy):
@@ -70,6 +104,37 @@ class OneHot(Policy):
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         self._inner.update(self._arms, Feedback(feedback.reward))
+
+    def compiled_simplex(self) -> SimplexStep | None:
+        """The base policy's compiled step (if it declares one and has no phases), played on
+        one-hot meta-arms: it draws what the base draws, from the same stream."""
+        declared = declared_step(self._inner)
+        inner = None if declared is None or self._inner.phases else declared()
+        if not isinstance(inner, CompiledStep):
+            return None
+        outer = CompiledStep(
+            inner.init, _one_hot_select, _one_hot_update, inner.params, inner.draws, inner.stream
+        )
+        return SimplexStep(outer, inner)
+
+
+@kernel(inline=True)
+def _one_hot_select(state, params: np.ndarray, t: int, u: float, action: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+    """The base's arm and its one-hot meta-arm (a row of the identity)."""
+    arm = inner_select(state, params, t, u)
+    for i in range(action.size):
+        action[i] = 1.0 if i == arm else 0.0
+    return arm
+
+
+@kernel(inline=True)
+def _one_hot_update(state, params, t, action, observed, reward) -> None:  # type: ignore[no-untyped-def]
+    """The base learns the round's reward for the arm of the one-hot meta-arm."""
+    arm = 0
+    for i in range(action.size):
+        if action[i] == 1.0:
+            arm = i
+    inner_update(state, params, t, arm, reward)
 
 
 def theory_resolution(horizon: int, eta: float = 1.0) -> int:
@@ -154,6 +219,23 @@ class _GridLearner(SimplePolicy):
         self.sums[self.rows, chosen] += _importance_weighted(feedback, p, self.mode)
         self.counts[self.rows, chosen] += 1.0
 
+    def _params(
+        self, s_a: int = 0, length: int = 1, err: float = 0.0, scale: float = 0.0, bonus: int = 0
+    ) -> np.ndarray | None:
+        """The compiled steps' parameters (the ``_P_*`` positions), or ``None`` for a feedback
+        mode they do not know."""
+        mode = _MODES.get(self.mode)
+        if mode is None:
+            return None
+        table = float(self._table is not None)
+        unplayed = float(getattr(self, "UNPLAYED", 0.0))  # CUCB's value of an unplayed arm
+        params = [self.M, mode, s_a, length, err, scale, table, bonus, unplayed]
+        return np.array(params, dtype=float)
+
+    def _ucb_step(self, s_a: int, length: int, err: float, scale: float) -> SimplexStep | None:
+        params = self._params(s_a, length, err, scale)
+        return None if params is None else SimplexStep(CompiledStep(*_UCB, params))
+
 
 class ActionDependentUCB(_GridLearner):
     """Action-Dependent UCB (Tang et al. 2021, Algorithm 1).
@@ -188,6 +270,10 @@ class ActionDependentUCB(_GridLearner):
 
     def update(self, action: Any, feedback: Feedback) -> None:
         self._record(self.chosen, feedback)
+
+    def compiled_simplex(self) -> SimplexStep | None:
+        """HD-UCB's kernels with L = 1, s_a = 0, err = 0 and bonus √(K ln t / c)."""
+        return self._ucb_step(0, 1, 0.0, float(self.k))
 
 
 class HistoryDependentUCB(_GridLearner):
@@ -247,6 +333,10 @@ class HistoryDependentUCB(_GridLearner):
     def update(self, action: Any, feedback: Feedback) -> None:
         if self.position > self.s_a:  # estimation stage
             self._record(self.chosen, feedback)
+
+    def compiled_simplex(self) -> SimplexStep | None:
+        """Phases of L rounds, the first s_a not recorded; bonus err + √(3K ln t / c)."""
+        return self._ucb_step(self.s_a, self.L, self.err, 3.0 * self.k)
 
 
 class CombinatorialUCB(_GridLearner):
@@ -315,6 +405,13 @@ class CombinatorialUCB(_GridLearner):
         self.sums[self.rows[hit], self.chosen[hit]] += observed[hit]
         self.counts[self.rows[hit], self.chosen[hit]] += 1.0
 
+    def compiled_simplex(self) -> SimplexStep | None:
+        params = self._params(bonus=_BONUSES[self.bonus])
+        if params is None:
+            return None
+        params[_P_TABLE] = 0.0  # CUCB scans no table
+        return SimplexStep(CompiledStep(_grid_init, _cucb_select, _cucb_update, params))
+
 
 #: EXP3 over meta-arms refuses grids with more meta-arms than this.
 MAX_META_ARMS = 50_000
@@ -347,7 +444,8 @@ class MetaEXP3(_GridLearner):
         self.rng = rng
 
     def select(self) -> np.ndarray:
-        w = np.exp(self.log_w - self.log_w.max())
+        # the C library's exp (ops.exp), as the compiled step computes it; sums are NumPy's
+        w = ops.exp(self.log_w - self.log_w.max())
         self.p = (1 - self.g) * w / w.sum() + self.g / len(w)
         self.index = int(
             min(np.searchsorted(np.cumsum(self.p), self.rng.random() * self.p.sum()), len(w) - 1)
@@ -358,3 +456,188 @@ class MetaEXP3(_GridLearner):
         reward = float(feedback.reward) / self.k
         self.log_w[self.index] += self.g * reward / (self.p[self.index] * len(self.log_w))
         self.log_w -= self.log_w.max()
+
+    def compiled_simplex(self) -> SimplexStep | None:
+        """One uniform per round, the one ``select`` takes from the replication's generator."""
+        params = np.array([self.M, self.g])
+        return SimplexStep(CompiledStep(_meta_init, _meta_select, _meta_update, params, 1))
+
+
+# --------------------------------------------------------------------------------------------
+# Compiled steps (SimplexStep): the readable rounds above for one replication, operation for
+# operation (sums as NumPy adds them: numpy_sum)
+# --------------------------------------------------------------------------------------------
+
+_MODES = {"independent": 0, "single": 1, "allocation": 2}
+_ALLOCATION = 2
+_BONUSES = {"range-scaled": 0, "weighted": 1, "triggered": 2}
+_RANGE_SCALED, _TRIGGERED = 0, 2
+#: positions in the grid learners' parameters (_GridLearner._params)
+_P_M, _P_MODE, _P_SA, _P_L, _P_ERR, _P_SCALE, _P_TABLE, _P_BONUS, _P_UNPLAYED = range(9)
+
+
+@kernel
+def _grid_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """Sums, counts and scores ``(3, K, M)``; the table of compositions (or none: the pinning
+    DP); the DP's work; the chosen levels (0-based) and a trial vector; round t and position."""
+    m = int(params[_P_M])
+    none = np.zeros((0, k), dtype=np.int64)
+    table = composition_table(k, m) if params[_P_TABLE] > 0.0 else none
+    ints = np.zeros(2, dtype=np.int64)
+    ints[1] = int(params[_P_L])  # position = L forces a choice in the first round
+    grid = np.zeros((3, k, m))
+    marks = np.zeros((k, m), dtype=np.bool_)
+    levels = np.zeros((2, k), dtype=np.int64)
+    return grid, table, np.empty((5, k + 1, m + 1)), np.empty((3, k, m)), marks, levels, ints
+
+
+@kernel(inline=True)
+def _scores(grid: np.ndarray, m: int) -> None:
+    """``levels · means`` into ``grid[2]`` (means 0 where nothing was counted)."""
+    for k in range(grid.shape[1]):
+        for j in range(m):
+            count = grid[1, k, j]
+            mean = grid[0, k, j] / count if count > 0.0 else 0.0
+            grid[2, k, j] = ((j + 1) / m) * mean
+
+
+@kernel(inline=True)
+def _play(levels: np.ndarray, m: int, action: np.ndarray) -> int:
+    """``(chosen + 1) / M`` into ``action``."""
+    for i in range(action.size):
+        action[i] = (levels[i] + 1) / m
+    return 0
+
+
+@kernel
+def _ucb_select(state, params: np.ndarray, t: int, u: float, action: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`HistoryDependentUCB.select` (AD-UCB: L = 1)."""
+    grid, table, dp, pins, marks, levels, ints = state
+    m = int(params[_P_M])
+    ints[0] += 1
+    if ints[1] == int(params[_P_L]):
+        ints[1] = 0
+        log_t = math.log(max(ints[0], 2))
+        err, scale = params[_P_ERR], params[_P_SCALE]
+        _scores(grid, m)
+        if table.shape[0] > 0:
+            table_argmax(table, grid[2], grid[1], err, scale, log_t, pins[0, 0], levels[0])
+        else:
+            pinning_argmax(grid[2], grid[1], err, scale, log_t, pins, marks, dp, levels[1],
+                           levels[0])  # fmt: skip
+        for i in range(levels.shape[1]):
+            levels[0, i] -= 1
+    ints[1] += 1
+    return _play(levels[0], m, action)
+
+
+@kernel(inline=True)
+def _record_weighted(grid: np.ndarray, chosen: np.ndarray, observed: np.ndarray, m: int,
+                     mode: int) -> None:  # fmt: skip
+    """:meth:`_GridLearner._record`: Eq. (5)'s importance-weighted rewards."""
+    for i in range(chosen.size):
+        j = chosen[i]
+        x = observed[i]
+        if np.isnan(x):
+            x = 0.0
+        elif mode != _ALLOCATION:
+            x = x / ((j + 1) / m)
+        grid[0, i, j] += x
+        grid[1, i, j] += 1.0
+
+
+@kernel
+def _ucb_update(state, params, t, action, observed, reward) -> None:  # type: ignore[no-untyped-def]
+    grid, levels, ints = state[0], state[5], state[6]
+    if ints[1] > int(params[_P_SA]):  # estimation stage
+        _record_weighted(grid, levels[0], observed, int(params[_P_M]), int(params[_P_MODE]))
+
+
+@kernel
+def _cucb_select(state, params: np.ndarray, t: int, u: float, action: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`CombinatorialUCB.select`: the values of every discretized arm, then
+    :func:`~impactbandits.oracles.simplex.best_fixed_policy`'s DP."""
+    grid, dp, levels, ints = state[0], state[2], state[5], state[6]
+    m = int(params[_P_M])
+    ints[0] += 1
+    scale = 1.5 * math.log(max(ints[0], 2))
+    range_scaled = int(params[_P_BONUS]) == _RANGE_SCALED
+    for k in range(grid.shape[1]):
+        for j in range(m):
+            count = grid[1, k, j]
+            level = (j + 1) / m
+            if count > 0.0:
+                mean = grid[0, k, j] / count
+                width = math.sqrt(scale / count)
+                value = level * mean + width if range_scaled else level * (mean + width)
+            else:
+                value = level * params[_P_UNPLAYED]
+            grid[2, k, j] = value
+    lex_first_maximiser(grid[2], dp[0], levels[0])
+    for i in range(levels.shape[1]):
+        levels[0, i] -= 1
+    return _play(levels[0], m, action)
+
+
+@kernel
+def _cucb_update(state, params, t, action, observed, reward) -> None:  # type: ignore[no-untyped-def]
+    grid, levels = state[0], state[5]
+    mode = int(params[_P_MODE])
+    if int(params[_P_BONUS]) != _TRIGGERED:
+        _record_weighted(grid, levels[0], observed, int(params[_P_M]), mode)
+        return
+    for i in range(levels.shape[1]):  # triggered arms: the activated groups' rewards as seen
+        x = observed[i]
+        if mode == _ALLOCATION and np.isnan(x):
+            x = 0.0
+        if not np.isnan(x):
+            grid[0, i, levels[0, i]] += x
+            grid[1, i, levels[0, i]] += 1.0
+
+
+@kernel
+def _meta_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """The meta-arms (compositions), log-weights, probabilities, weights, the index played."""
+    table = composition_table(k, int(params[0]))
+    n = table.shape[0]
+    return table, np.zeros(n), np.empty(n), np.empty(n), np.zeros(1, dtype=np.int64)
+
+
+@kernel
+def _meta_select(state, params: np.ndarray, t: int, u: float, action: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`MetaEXP3.select` with the replication's uniform ``u``: searchsorted's index is
+    the number of prefix sums below ``u·Σp``."""
+    table, log_w, p, w, index = state
+    m, g = int(params[0]), params[1]
+    n = log_w.size
+    top = log_w.max()
+    for i in range(n):
+        w[i] = math.exp(log_w[i] - top)
+    total = numpy_sum(w, 0, n)
+    for i in range(n):
+        p[i] = (1.0 - g) * w[i] / total + g / n
+    threshold = u * numpy_sum(p, 0, n)
+    below = 0
+    cdf = 0.0
+    for i in range(n):
+        cdf += p[i]
+        if cdf < threshold:
+            below += 1
+    index[0] = min(below, n - 1)
+    for i in range(action.size):
+        action[i] = table[index[0], i] / m
+    return 0
+
+
+@kernel
+def _meta_update(state, params, t, action, observed, reward) -> None:  # type: ignore[no-untyped-def]
+    log_w, p, index = state[1], state[2], state[4]
+    n = log_w.size
+    j = index[0]
+    log_w[j] += params[1] * (reward / action.size) / (p[j] * n)
+    top = log_w.max()
+    for i in range(n):
+        log_w[i] -= top
+
+
+_UCB = (_grid_init, _ucb_select, _ucb_update)

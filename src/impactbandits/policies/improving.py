@@ -118,17 +118,21 @@ class HKR(SimplePolicy):
         self.last[action] = reward
 
     def compiled_step(self) -> CompiledStep | None:
-        """The paper variant's rounds (``params``: T)."""
-        if self.variant != "paper":
-            return None
-        return CompiledStep(_hkr_init, _hkr_select, _hkr_update, np.array([float(self.horizon)]))
+        """The rounds (``params``: T, the pulls an elimination needs); the authors-code
+        variant's unrecorded first pulls and held rewards in the state."""
+        params = np.array([float(self.horizon), float(self._min_pulls)])
+        if self.variant == "authors-code":
+            return CompiledStep(_hkr_init, _hkr_authors_select, _hkr_authors_update, params)
+        return CompiledStep(_hkr_init, _hkr_select, _hkr_update, params)
 
 
 @kernel
 def _hkr_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
-    """Pulls, total, last and previous reward per arm; the active arms (``active[:flags[0]]``)
-    and the phase queue position (``flags[1]``); scratch for the bounds."""
-    flags = np.array([k, 0], dtype=np.int64)
+    """Pulls, total, last and previous reward per arm; the active arms (``active[:flags[0]]``),
+    the phase queue position (``flags[1]``) and the unrecorded first pulls made (``flags[2]``,
+    authors-code variant); scratch for the bounds; the reward each arm's next pull is credited
+    with (authors-code variant)."""
+    flags = np.array([k, 0, 0], dtype=np.int64)
     return (
         np.zeros(k, dtype=np.int64),
         np.zeros(k),
@@ -138,16 +142,17 @@ def _hkr_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyp
         flags,
         np.empty(k),
         np.empty(k),
+        np.zeros(k),
     )
 
 
 @kernel
 def _hkr_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
     """:meth:`HKR.select`: the active arms in turn; after each phase, :meth:`HKR._eliminate`."""
-    pulls, total, last, previous, active, flags, upper, lower = state
+    pulls, total, last, previous, active, flags, upper, lower = state[:8]
     if flags[0] > 1 and flags[1] == flags[0]:  # a phase ends
         flags[0] = _hkr_eliminate(active, flags[0], pulls, total, last, previous,
-                                  int(params[0]), upper, lower)  # fmt: skip
+                                  int(params[0]), int(params[1]), upper, lower)  # fmt: skip
         flags[1] = 0
     if flags[0] == 1:
         return active[0]
@@ -165,13 +170,14 @@ def _hkr_eliminate(
     last: np.ndarray,
     previous: np.ndarray,
     horizon: int,
+    min_pulls: int,
     upper: np.ndarray,
     lower: np.ndarray,
 ) -> int:
     """:meth:`HKR._eliminate` after a phase: the survivors replace ``active[:n_active]`` (index
     order); returns their number."""
     p = pulls[active[0]]
-    if p < 2:
+    if p < min_pulls:
         return n_active
     rest = horizon - p
     for idx in range(n_active):
@@ -206,6 +212,29 @@ def _hkr_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> N
     total[arm] += reward
     previous[arm] = last[arm]
     last[arm] = reward
+
+
+@kernel
+def _hkr_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`HKR.select` of the authors-code variant: first every arm once, unrecorded."""
+    flags = state[5]
+    if flags[2] < state[0].size:
+        return flags[2]
+    return _hkr_select(state, params, t, u)
+
+
+@kernel
+def _hkr_authors_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """:meth:`HKR.update` of the authors-code variant: the pull is credited with the arm's
+    previous reward (``state[8]``); an unrecorded first pull only sets f̂(0) = 0."""
+    flags, held = state[5], state[8]
+    credit = held[arm]
+    held[arm] = reward
+    if flags[2] < held.size:  # the unrecorded first pull of every arm
+        flags[2] += 1
+        state[2][arm] = 0.0
+        return
+    _hkr_update(state, params, t, arm, credit)
 
 
 #: Rounding allowance of :class:`PatilAnytime`'s tie test, in units of the machine epsilon per

@@ -23,6 +23,26 @@ The Bernoulli bound is found by bisection on [x̄_i, 1], a fixed number of halvi
 readable form (vectorised over the batch) and the compiled step do the same floating-point
 operations, the logarithms being the C library's (:mod:`~impactbandits.core.ops`). Ties to the
 lowest arm. Anytime and deterministic.
+
+The compiled step finds the same arm with far fewer divergences (:func:`kl_argmax`), exactly:
+
+* a bisection's result lies between its current ``low`` and ``high`` at every halving (both
+  move only to midpoints between them), so an arm is dropped as soon as both are strictly
+  below a bound some arm is known to reach — it can neither be the argmax nor tie with it;
+  and the arm played last (usually still the best, or close to it) is bisected only as far
+  as needed to tell it from the best of the others;
+* ``pulls · d(x̄, middle)`` is a function of the arm's (count, sum) and the midpoint alone, so
+  each arm keeps the values of the midpoints its last bisection tested, until its count or
+  sum changes: a later bisection replays the same midpoints from memory as long as its
+  level takes the same decisions (ln t moves little from round to round), computing only
+  where its path leaves the remembered one; with the same level too it resumes where it
+  stopped;
+* for x̄ ≤ 1 the result of the bisection does not decrease with the level (at the first
+  halving where a higher level decides otherwise it accepts a midpoint the lower one
+  rejected), so an unchanged arm's last bisection gives a lower bound for the cut-off.
+
+Every bound it does compute is the one :func:`kl_upper_bound` returns (the same operations on
+the same operands), and the argmax keeps the lowest arm among equal bounds.
 """
 
 from __future__ import annotations
@@ -39,10 +59,10 @@ from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.params import NonNegativeFloat, PositiveFloat
-from impactbandits.policies.classic import counts_init, counts_update
+from impactbandits.policies.classic import counts_update
 from impactbandits.policies.statistics import ArmStatistics
 
-__all__ = ["HALVINGS", "KLUCB", "bernoulli_kl", "kl_upper_bound"]
+__all__ = ["HALVINGS", "KLUCB", "bernoulli_kl", "kl_argmax", "kl_memo_init", "kl_upper_bound"]
 
 #: Halvings of the bisection for the Bernoulli upper bound.
 HALVINGS = 32
@@ -74,6 +94,138 @@ def kl_upper_bound(mean: float, pulls: float, level: float) -> float:
         else:
             high = middle
     return low
+
+
+@kernel(inline=True)
+def _halve(  # type: ignore[no-untyped-def]
+    mean: float, pulls: float, level: float, j: int, low: float, high: float, mids, vals
+):
+    """Halving ``j`` of :func:`kl_upper_bound`'s bisection from ``(low, high)``: the new
+    ``(low, high)``. ``mids``/``vals``: the arm's memo, the value ``pulls · d(mean, mids[j])``
+    of the midpoint tested at halving j (NaN: none), read if it is this midpoint, else
+    computed and kept."""
+    middle = (low + high) / 2.0
+    if mids[j] == middle:
+        value = vals[j]
+    else:
+        value = pulls * bernoulli_kl(mean, middle)
+        mids[j] = middle
+        vals[j] = value
+    if value <= level:
+        return middle, high
+    return low, middle
+
+
+@kernel(inline=True)
+def _advance(  # type: ignore[no-untyped-def]
+    mean: float, pulls: float, level: float, cutoff: float, until: int, bisection, i: int, mids,
+    vals,
+) -> None:  # fmt: skip
+    """Go on with arm ``i``'s bisection (its ``low``, ``high`` and halvings done: column ``i``
+    of ``bisection``) up to ``until`` halvings, stopping early once its bound is shown strictly
+    below ``cutoff``: the bound lies between ``low`` and ``high`` at every halving (both move
+    only to midpoints between them)."""
+    low, high, done = bisection[0, i], bisection[1, i], int(bisection[2, i])
+    while done < until and not (low < cutoff and high < cutoff):
+        low, high = _halve(mean, pulls, level, done, low, high, mids, vals)
+        done += 1
+    bisection[0, i] = low
+    bisection[1, i] = high
+    bisection[2, i] = done
+
+
+@kernel
+def kl_memo_init(k: int):  # type: ignore[no-untyped-def]
+    """The scratch state of :func:`kl_argmax` for ``k`` arms: each arm's level, its memo of
+    midpoints and values, the (count, sum) the memo was made for, its bisection so far (low,
+    high, halvings done, level), and the arm played last."""
+    mids = np.full((k, HALVINGS), np.nan)
+    bisection = np.full((4, k), np.nan)
+    return (
+        np.zeros(k), mids, np.zeros((k, HALVINGS)), np.full(2 * k, np.nan), bisection,
+        np.zeros(1, np.int64),
+    )  # fmt: skip
+
+
+@kernel
+def kl_argmax(  # type: ignore[no-untyped-def]
+    counts: np.ndarray, sums: np.ndarray, levels: np.ndarray, mids, vals, seen, bisection, last
+) -> int:
+    """``argmax_i kl_upper_bound(sums_i / counts_i, counts_i, levels_i)`` (arms with no count
+    first, ties to the lowest arm) for one replication, computed with the arms' memos and
+    early cut-offs (module docstring; the scratch arrays from :func:`kl_memo_init`).
+
+    A bisection's bound lies in ``[min(low, high), max(low, high)]`` at every halving (both
+    move only to midpoints between them). Every arm's bound but that of the arm ``g`` played
+    last is computed exactly unless its bisection shows it strictly below the best lower bound
+    so far (``g``'s, an exact bound's, or one known from an arm's last bisection) — then it is
+    below some arm's bound and cannot be the argmax; ``g``'s bisection goes on only while it
+    is needed to decide between ``g`` and the best of the others. An arm whose count, sum and
+    level are those of its last bisection resumes it where it stopped."""
+    k = counts.size
+    for i in range(k):
+        if not counts[i] > 0.0:
+            return i  # +inf: no finite bound before it beats it, none after it ties it
+    finite = True
+    floor = -math.inf  # a bound some arm is known to reach
+    for i in range(k):
+        mean = sums[i] / counts[i]
+        finite = finite and math.isfinite(mean)
+        changed = counts[i] != seen[i] or sums[i] != seen[k + i]
+        if changed:  # a memo holds only while its arm's count and sum are unchanged
+            seen[i] = counts[i]
+            seen[k + i] = sums[i]
+            for j in range(HALVINGS):
+                mids[i, j] = np.nan
+        elif mean <= 1.0 and levels[i] >= bisection[3, i]:
+            # for x̄ ≤ 1 the bound does not decrease with the level (the first decision the
+            # higher level takes otherwise accepts a midpoint the lower one rejected): the last
+            # bisection's lower end stays a lower bound
+            known = bisection[0, i]
+            if bisection[2, i] < HALVINGS:
+                known = min(known, bisection[1, i])
+            floor = max(floor, known)
+        if changed or levels[i] != bisection[3, i]:  # a bisection from the start (NaN too)
+            bisection[0, i] = mean
+            bisection[1, i] = 1.0
+            bisection[2, i] = 0.0
+            bisection[3, i] = levels[i]
+    if not finite:  # the bounds' intervals need a finite mean: the plain argmax
+        best = 0
+        best_value = -math.inf
+        for i in range(k):
+            value = kl_upper_bound(sums[i] / counts[i], counts[i], levels[i])
+            if value > best_value:
+                best, best_value = i, value
+        last[0] = best
+        return best
+    g = last[0]
+    mean, pulls, level = sums[g] / counts[g], counts[g], levels[g]
+    best = -1  # the others' best exact bound (lowest arm) and its arm
+    best_value = -math.inf
+    for i in range(k):
+        if i != g:
+            cutoff = max(min(bisection[0, g], bisection[1, g]), best_value, floor)
+            _advance(
+                sums[i] / counts[i], counts[i], levels[i], cutoff, HALVINGS, bisection, i,
+                mids[i], vals[i],
+            )  # fmt: skip
+            if bisection[2, i] == HALVINGS and bisection[0, i] > best_value:
+                best, best_value = i, bisection[0, i]
+    choice = g  # every other arm is below g's lower bound
+    while best >= 0:
+        low, high, done = bisection[0, g], bisection[1, g], bisection[2, g]
+        lower, upper = min(low, high), max(low, high)
+        if done == HALVINGS:  # g's bound is low
+            lower = upper = low
+        if lower > best_value or (lower == best_value and g < best):
+            break
+        if upper < best_value or (upper == best_value and best < g):
+            choice = best
+            break
+        _advance(mean, pulls, level, -math.inf, int(done) + 1, bisection, g, mids[g], vals[g])
+    last[0] = choice
+    return choice
 
 
 def _kl_many(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -155,13 +307,32 @@ class KLUCB(Policy):
                 self.sigma,
             ]
         )
-        return CompiledStep(counts_init, _klucb_select, counts_update, params)
+        return CompiledStep(_klucb_init, _klucb_select, counts_update, params)
+
+
+@kernel
+def _klucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """Counts and sums (:func:`~impactbandits.policies.classic.counts_init`), then the scratch
+    of :func:`kl_argmax`."""
+    levels, mids, vals, seen, bisection, last = kl_memo_init(k)
+    return np.zeros(k), np.zeros(k), levels, mids, vals, seen, bisection, last
 
 
 @kernel
 def _klucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
-    """:meth:`KLUCB.select` for one replication (``params``: c, KL-UCB+, Gaussian, σ)."""
-    counts, sums = state
+    """:meth:`KLUCB.select` for one replication (``params``: c, KL-UCB+, Gaussian, σ): the
+    Bernoulli bounds' argmax by :func:`kl_argmax`."""
+    counts, sums, levels = state[0], state[1], state[2]
+    if not params[2] > 0.0:
+        if params[1] > 0.0:
+            for i in range(counts.size):
+                if counts[i] > 0:
+                    log_x = math.log(float(t) / counts[i])
+                    levels[i] = log_x + params[0] * math.log(max(log_x, 1.0))
+        else:
+            log_x = math.log(float(t))
+            levels[:] = log_x + params[0] * math.log(max(log_x, 1.0))
+        return kl_argmax(counts, sums, levels, state[3], state[4], state[5], state[6], state[7])
     best = 0
     best_value = -math.inf
     for i in range(counts.size):

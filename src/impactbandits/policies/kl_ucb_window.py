@@ -33,7 +33,11 @@ from the arm that was played then.
 The window is a ring buffer of the last τ plays (O(1) amortised per round for the statistics,
 O(K) bisections for the index). Bounds come from :func:`~impactbandits.policies.kl_ucb.
 kl_upper_bound` (a fixed number of halvings), so the readable form and the compiled step do the
-same floating-point operations and give the same bits. Deterministic.
+same floating-point operations and give the same bits. The compiled step takes the argmax with
+KL-UCB's early cut-offs and per-arm memos (:func:`~impactbandits.policies.kl_ucb.kl_argmax`,
+exact): once the window is full the level no longer moves, so an arm whose window statistics
+did not change replays its last bisection from memory, and only the arms that entered or left
+the window are bisected again. Deterministic.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from pydantic import Field
 
 from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.params import NonNegativeFloat
-from impactbandits.policies.kl_ucb import _bounds_many, kl_upper_bound
+from impactbandits.policies.kl_ucb import _bounds_many, kl_argmax, kl_memo_init
 from impactbandits.policies.nonstationary import SlidingWindowUCB, window_init, window_update
 
 __all__ = ["SWKLUCB_SIGMA", "SWKLUCB_WINDOW", "SlidingWindowKLUCB"]
@@ -90,24 +94,34 @@ class SlidingWindowKLUCB(SlidingWindowUCB):
 
     def compiled_step(self) -> CompiledStep | None:
         params = np.array([self.c, self._tau])
-        return CompiledStep(window_init, _swklucb_select, window_update, params)
+        return CompiledStep(_swklucb_init, _swklucb_select, _swklucb_update, params)
+
+
+@kernel
+def _swklucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """SW-UCB's window statistics and ring (:func:`~impactbandits.policies.nonstationary.
+    window_init`), then the scratch of :func:`~impactbandits.policies.kl_ucb.kl_argmax`."""
+    counts, sums, ring_actions, ring_rewards = window_init(params, k, rounds)
+    levels, mids, vals, seen, bisection, last = kl_memo_init(k)
+    return counts, sums, ring_actions, ring_rewards, levels, mids, vals, seen, bisection, last
+
+
+@kernel
+def _swklucb_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """SW-UCB's ring-buffer update (:func:`~impactbandits.policies.nonstationary.
+    window_update`) on the window part of the state."""
+    window_update((state[0], state[1], state[2], state[3]), params, t, arm, reward)
 
 
 @kernel
 def _swklucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
-    """:meth:`SlidingWindowKLUCB.select` for one replication (``params``: c, τ)."""
-    counts, sums = state[0], state[1]
+    """:meth:`SlidingWindowKLUCB.select` for one replication (``params``: c, τ): arms absent
+    from the window first, then the argmax of the bounds by
+    :func:`~impactbandits.policies.kl_ucb.kl_argmax`."""
+    counts, sums, levels = state[0], state[1], state[4]
     plays = min(t - 1, int(params[1]))
     if plays == 0:
         return 0
     log_m = math.log(plays)
-    level = log_m + params[0] * math.log(max(log_m, 1.0))
-    best = 0
-    best_value = -math.inf
-    for i in range(counts.size):
-        value = math.inf  # absent from the window: played first
-        if counts[i] > 0:
-            value = kl_upper_bound(sums[i] / counts[i], counts[i], level)
-        if value > best_value:
-            best, best_value = i, value
-    return best
+    levels[:] = log_m + params[0] * math.log(max(log_m, 1.0))
+    return kl_argmax(counts, sums, levels, state[5], state[6], state[7], state[8], state[9])

@@ -38,10 +38,23 @@ from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
-from impactbandits.core.variants import Variant, refresh_stale
+from impactbandits.core.variants import (
+    Variant,
+    kept_argmax,
+    refresh_stale,
+    stale_arms,
+    stale_init,
+)
 from impactbandits.errors import SpecError
 from impactbandits.params import PositiveFloat
-from impactbandits.policies.classic import EXP3, counts_init, exp3_draw, exp3_update
+from impactbandits.policies.classic import (
+    EXP3,
+    counts_init,
+    exp3_authors_init,
+    exp3_authors_update,
+    exp3_draw,
+    exp3_update,
+)
 
 __all__ = ["UCB", "DiscountedUCB", "RExp3", "SlidingWindowUCB", "window_init", "window_update"]
 
@@ -126,11 +139,22 @@ class DiscountedUCB(Policy):
         self.sums.reshape(-1)[flat] += feedback.reward
 
     def compiled_step(self) -> CompiledStep | None:
-        """The paper variant's rounds, one replication at a time."""
-        if self.variant != "paper":
-            return None
+        """The rounds, one replication at a time (``params``: padding, ξ, γ); the
+        authors-code variant keeps its stale indices in the state."""
         params = np.array([self._padding, self.xi, self._gamma])
+        if self.variant == "authors-code":
+            return CompiledStep(_ducb_authors_init, _ducb_authors_select, _ducb_authors_update,
+                                params)  # fmt: skip
         return CompiledStep(counts_init, _ducb_select, _ducb_update, params)
+
+
+@kernel(inline=True)
+def padded_value(count: float, total: float, padding: float, numerator: float) -> float:
+    """One arm's ``total/count + padding·sqrt(numerator/count)``, +inf with no (window)
+    count."""
+    if count > 0:
+        return total / count + padding * math.sqrt(numerator / count)
+    return math.inf
 
 
 @kernel(inline=True)
@@ -141,31 +165,62 @@ def padded_index(counts: np.ndarray, sums: np.ndarray, padding: float, numerator
     best = 0
     best_value = -math.inf
     for i in range(counts.size):
-        if counts[i] > 0:
-            value = sums[i] / counts[i] + padding * math.sqrt(numerator / counts[i])
-        else:
-            value = math.inf
+        value = padded_value(counts[i], sums[i], padding, numerator)
         if value > best_value:
             best, best_value = i, value
     return best
 
 
+@kernel(inline=True)
+def _ducb_numerator(counts: np.ndarray, xi: float) -> float:
+    """``ξ log n_t(γ)``, the discounted counts added left to right (the readable cumsum)."""
+    total = 0.0
+    for i in range(counts.size):
+        total += counts[i]
+    return xi * math.log(total)
+
+
 @kernel
 def _ducb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
     """:meth:`DiscountedUCB.select` (``params``: padding 2B, ξ, γ)."""
-    counts, sums = state
+    counts, sums = state[0], state[1]
     k = counts.size
     if t <= k:
         return t - 1
-    total = 0.0
-    for i in range(k):  # left to right, as the readable form's cumsum
-        total += counts[i]
-    return padded_index(counts, sums, params[0], params[1] * math.log(total))
+    return padded_index(counts, sums, params[0], _ducb_numerator(counts, params[1]))
+
+
+@kernel
+def _ducb_authors_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """Counts and sums, the kept indices and the arm pulled last round."""
+    kept, pulled = stale_init(k)
+    return np.zeros(k), np.zeros(k), kept, pulled
+
+
+@kernel
+def _ducb_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`DiscountedUCB.select` of the authors-code variant (``params``: padding B, ξ,
+    γ): after the initial pulls, every index once, then only the pulled arm's."""
+    counts, sums, kept, pulled = state
+    k = counts.size
+    if t <= k:
+        return t - 1
+    numerator = _ducb_numerator(counts, params[1])
+    first, stop = stale_arms(kept, pulled, t == k + 1)
+    for i in range(first, stop):
+        kept[i] = padded_value(counts[i], sums[i], params[0], numerator)
+    return kept_argmax(kept)
+
+
+@kernel
+def _ducb_authors_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    _ducb_update(state, params, t, arm, reward)
+    state[3][0] = arm
 
 
 @kernel
 def _ducb_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
-    counts, sums = state
+    counts, sums = state[0], state[1]
     if params[2] != 1.0:
         for i in range(counts.size):
             counts[i] *= params[2]
@@ -259,10 +314,12 @@ class SlidingWindowUCB(Policy):
         self._rewards[:, slot] = feedback.reward
 
     def compiled_step(self) -> CompiledStep | None:
-        """The paper variant's rounds, one replication at a time."""
-        if self.variant != "paper":
-            return None
+        """The rounds, one replication at a time (``params``: B, ξ, τ); the authors-code
+        variant keeps its stale indices in the state."""
         params = np.array([self.b, self.xi, self._tau])
+        if self.variant == "authors-code":
+            return CompiledStep(_swucb_authors_init, _swucb_authors_select,
+                                _swucb_authors_update, params)  # fmt: skip
         return CompiledStep(window_init, _swucb_select, window_update, params)
 
 
@@ -285,9 +342,39 @@ def _swucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: 
 
 
 @kernel
+def _swucb_authors_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """The window's state, the kept indices and the arm pulled last round."""
+    counts, sums, ring_actions, ring_rewards = window_init(params, k, rounds)
+    kept, pulled = stale_init(k)
+    return counts, sums, ring_actions, ring_rewards, kept, pulled
+
+
+@kernel
+def _swucb_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`SlidingWindowUCB.select` of the authors-code variant: fresh indices in the first
+    K rounds, then every index once and afterwards only the pulled arm's."""
+    counts, sums, kept, pulled = state[0], state[1], state[4], state[5]
+    k = counts.size
+    if t <= k:
+        return _swucb_select(state, params, t, u)
+    numerator = params[1] * math.log(min(t - 1, int(params[2])))
+    first, stop = stale_arms(kept, pulled, t == k + 1)
+    for i in range(first, stop):
+        kept[i] = padded_value(counts[i], sums[i], params[0], numerator)
+    return kept_argmax(kept)
+
+
+@kernel
+def _swucb_authors_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    window_update(state, params, t, arm, reward)
+    state[5][0] = arm
+
+
+@kernel
 def window_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
-    """:meth:`SlidingWindowUCB.update`: the ring buffer of the last τ plays."""
-    counts, sums, ring_actions, ring_rewards = state
+    """:meth:`SlidingWindowUCB.update`: the ring buffer of the last τ plays (``state``'s
+    first four arrays)."""
+    counts, sums, ring_actions, ring_rewards = state[0], state[1], state[2], state[3]
     window = ring_actions.size
     slot = (t - 1) % window
     if t > window:  # the play of round t − τ leaves the window
@@ -334,10 +421,12 @@ class RExp3(EXP3):
         return super().select()
 
     def compiled_step(self) -> CompiledStep | None:
-        """The paper variant's rounds, one replication at a time (``params``: γ, Δ)."""
-        if self.variant != "paper":
-            return None
+        """The rounds, one replication at a time (``params``: γ, Δ, and for the authors-code
+        variant the first-pull credit of every arm)."""
         params = np.array([self._gamma, self.batch])
+        if self.variant == "authors-code":
+            params = np.concatenate([params, self._credit])
+            return CompiledStep(exp3_authors_init, _rexp3_select, exp3_authors_update, params, 1)
         return CompiledStep(_rexp3_init, _rexp3_select, exp3_update, params, 1)
 
 
@@ -348,7 +437,7 @@ def _rexp3_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-unt
 
 @kernel
 def _rexp3_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
-    log_w, p = state
+    log_w, p = state[0], state[1]
     if (t - 1) % int(params[1]) == 0:
         log_w[:] = 0.0  # restart at the start of each batch of Δ rounds
     return exp3_draw(log_w, p, params[0], u)

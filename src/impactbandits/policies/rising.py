@@ -31,6 +31,11 @@ paper:
   only recomputed when the arm is pulled); the width uses the current round and
   δ = (t − 1)^{−4};
 * ties are broken uniformly at random.
+
+The paper variant has a compiled step (:mod:`impactbandits.core.compiled`): the same sample
+tables and cursors for one replication, and the index with the readable form's operations in
+its order (``h³`` as ``h · h · h``, exact for the window sizes a run reaches, as NumPy's
+``h ** 3`` is).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
@@ -118,7 +124,7 @@ class RedUCB(Policy):
         h = self.window.astype(float)
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.variant == "paper":
-                trend = (h * self.total + t * self.diff - self.weighted) / h**2
+                trend = (h * self.total + t * self.diff - self.weighted) / (h * h)
                 log_term = self.alpha * math.log(t)
             else:
                 counts = self.counts.astype(float)
@@ -127,7 +133,7 @@ class RedUCB(Policy):
                     + (self.pulled_at - counts) * self.diff
                 ) / h**2  # fmt: skip
                 log_term = 4.0 * math.log(t - 1) if t > 1 else -math.log(0.01)
-            width = self.sigma * (t - self.counts + h - 1) * np.sqrt(10.0 * log_term / h**3)
+            width = self.sigma * (t - self.counts + h - 1) * np.sqrt(10.0 * log_term / (h * h * h))
             index = trend + width
         empty = np.inf if self.variant == "paper" else 1.0
         return np.where(self.window > 0, index, empty)
@@ -182,6 +188,81 @@ class RedUCB(Policy):
         self.total[rows, actions] = a + b
         self.weighted[rows, actions] = c - d
         self.pulled_at[rows, actions] = self.t + 1
+
+    def compiled_step(self) -> CompiledStep | None:
+        """The paper variant's rounds, one replication at a time (``params``: ε, α, σ)."""
+        if self.variant != "paper":
+            return None
+        params = np.array([self.epsilon, self.alpha, self.sigma])
+        return CompiledStep(_red_init, _red_select, _red_update, params)
+
+
+@kernel
+def _red_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """One replication's tables (:meth:`RedUCB.reset`, positions ``0 .. k + rounds − 1``):
+    per arm its count, window h and cursors at its samples N, N − h and N − 2h (rows of
+    ``arms``) and A − B, A + B, C − D (rows of ``windows``); per position the prefix sums and
+    moments and the links to the arm's next and previous samples."""
+    arms = np.zeros((5, k), dtype=np.int64)
+    for i in range(k):  # the cursors start at the arm's "sample 0"
+        arms[2, i] = i
+        arms[3, i] = i
+        arms[4, i] = i
+    width = k + rounds
+    return arms, np.zeros((3, k)), np.zeros((2, width)), np.zeros((2, width), dtype=np.int64)
+
+
+@kernel
+def _red_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`RedUCB.select` (paper variant) for one replication: ``argmax_i B_i(t)``, +inf
+    while h = 0, ties to the lowest arm; the readable form's operations in its order."""
+    arms, windows = state[0], state[1]
+    time = float(t)
+    log_term = params[1] * math.log(time)
+    best = 0
+    best_value = -math.inf
+    for i in range(arms.shape[1]):
+        value = math.inf
+        if arms[1, i] > 0:
+            h = float(arms[1, i])
+            trend = (h * windows[1, i] + time * windows[0, i] - windows[2, i]) / (h * h)
+            reach = time - float(arms[0, i]) + h - 1.0
+            value = trend + params[2] * reach * math.sqrt(10.0 * log_term / (h * h * h))
+        if value > best_value:
+            best, best_value = i, value
+    return best
+
+
+@kernel
+def _red_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """:meth:`RedUCB.update` for one replication: the sample of round ``t`` at position
+    k + t − 1, the cursors moved, the two windows' sums."""
+    arms, windows, tables, links = state
+    position = arms.shape[1] + t - 1
+    n = arms[0, arm] + 1
+    last = arms[2, arm]
+    tables[0, position] = tables[0, last] + reward
+    tables[1, position] = tables[1, last] + n * reward
+    links[0, last] = position
+    links[1, position] = last
+    arms[2, arm] = position
+    arms[0, arm] = n
+    h = math.floor(params[0] * n)
+    mid, first = arms[3, arm], arms[4, arm]
+    if h > arms[1, arm]:  # samples N − h and N − 2h: N − h stays, N − 2h steps back
+        first = links[1, first]
+    else:  # both one step on
+        mid = links[0, mid]
+        first = links[0, first]
+    arms[3, arm], arms[4, arm] = mid, first
+    a = tables[0, position] - tables[0, mid]
+    b = tables[0, mid] - tables[0, first]
+    c = tables[1, position] - tables[1, mid]
+    d = tables[1, mid] - tables[1, first]
+    arms[1, arm] = h
+    windows[0, arm] = a - b
+    windows[1, arm] = a + b
+    windows[2, arm] = c - d
 
 
 class RlessUCB(RedUCB):

@@ -21,6 +21,9 @@ rewards (per-arm prefix sums); the authors' efficient code (SMPyBandits ``EFF_FE
 Defaults are the papers' experimental settings (SMPyBandits ``Experiment/Seznec19a_Fig2``): FEWA
 α = 0.06, RAW-UCB α = 1.4, σ = 1, ``grid = 1.1``; wSWA α = 0.2. t in δ_t counts the rounds
 played so far, as in the authors' code. Ties go to the lowest arm index.
+
+FEWA and RAW-UCB have compiled steps (:mod:`impactbandits.core.compiled`) on the same per-arm
+prefix sums, with the readable forms' operations.
 """
 
 from __future__ import annotations
@@ -128,11 +131,9 @@ class FEWA(_WindowAverages):
         return CompiledStep(_fewa_init, _fewa_select, _fewa_update, params)
 
 
-@kernel
-def _fewa_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
-    """Pull counts, the prefix sums of each arm's rewards, the active-arm mask, and
-    :func:`window_grid` up to ``rounds`` (the same operations)."""
-    grid = params[2]
+@kernel(inline=True)
+def _window_table(grid: float, rounds: int) -> np.ndarray:
+    """:func:`window_grid` up to ``rounds`` (the same operations)."""
     windows = np.empty(rounds, dtype=np.int64)
     size = 0
     if grid <= 1.0:
@@ -149,8 +150,16 @@ def _fewa_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-unty
                 windows[size] = h
                 size += 1
             power *= grid
+    return windows[:size]
+
+
+@kernel
+def _fewa_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """Pull counts, the prefix sums of each arm's rewards, the active-arm mask, and
+    :func:`window_grid` up to ``rounds``."""
+    windows = _window_table(params[2], rounds)
     counts = np.zeros(k, dtype=np.int64)
-    return counts, np.zeros((k, rounds + 1)), np.empty(k, dtype=np.bool_), windows[:size]
+    return counts, np.zeros((k, rounds + 1)), np.empty(k, dtype=np.bool_), windows
 
 
 @kernel
@@ -259,6 +268,54 @@ class RawUCB(_WindowAverages):
         with np.errstate(invalid="ignore"):
             index = np.nanmin(np.where(np.isnan(ucb), np.inf, ucb), axis=2)
         return np.where(fresh.any(axis=1), np.argmax(fresh, axis=1), np.argmax(index, axis=1))
+
+    def compiled_step(self) -> CompiledStep | None:
+        """One replication at a time (``params``: α, σ², m), FEWA's tables."""
+        params = np.array([self.alpha, self.sigma**2, self.grid])
+        return CompiledStep(_raw_init, _raw_select, _fewa_update, params)
+
+
+@kernel
+def _raw_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """Pull counts, the prefix sums of each arm's rewards, room for the round's widths, and
+    :func:`window_grid` up to ``rounds``."""
+    windows = _window_table(params[2], rounds)
+    counts = np.zeros(k, dtype=np.int64)
+    return counts, np.zeros((k, rounds + 1)), np.empty(windows.size), windows
+
+
+@kernel
+def _raw_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`RawUCB.select` for one replication: the first arm never pulled, else
+    ``argmax_i min_{h ≤ N_i} [μ̂_i^h + √(2σ² ln(1/δ_t) / h)]`` (ties to the lowest arm), each
+    term with the readable form's operations. An arm's minimum is left as soon as it is no
+    larger than the best index so far (it can neither beat nor, being later, tie it)."""
+    counts, sums, widths, windows = state
+    arms = counts.size
+    for i in range(arms):
+        if counts[i] == 0:
+            return i
+    most = counts.max()
+    scale = 2.0 * params[1] * (params[0] * math.log(max(t - 1, 1)))
+    for j in range(windows.size):
+        if windows[j] > most:
+            break
+        widths[j] = math.sqrt(scale / windows[j])
+    best = 0
+    best_value = -math.inf
+    for i in range(arms):
+        n = counts[i]
+        index = math.inf
+        for j in range(windows.size):
+            h = windows[j]
+            if h > n or index <= best_value:
+                break
+            value = (sums[i, n] - sums[i, n - h]) / h + widths[j]
+            if value < index:
+                index = value
+        if index > best_value:
+            best, best_value = i, index
+    return best
 
 
 class SWA(Policy):

@@ -23,7 +23,13 @@ from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
-from impactbandits.core.variants import Variant, refresh_stale
+from impactbandits.core.variants import (
+    Variant,
+    kept_argmax,
+    refresh_stale,
+    stale_arms,
+    stale_init,
+)
 from impactbandits.errors import SpecError
 from impactbandits.params import NonNegativeFloat, PositiveFloat
 from impactbandits.policies.spo_bound import bound_add, capped_linear_sum, optimistic_sum
@@ -104,6 +110,22 @@ def _last_two_update(state, params: np.ndarray, t: int, arm: int, reward: float)
     pulls[arm] += 1
 
 
+@kernel
+def _last_two_stale_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """:func:`_last_two_init`, the kept indices and the arm pulled last round (the
+    authors-code variants' stale indices, :func:`~impactbandits.core.variants.refresh_stale`)."""
+    pulls, last, previous = _last_two_init(params, k, rounds)
+    kept, pulled = stale_init(k)
+    return pulls, last, previous, kept, pulled
+
+
+@kernel
+def _last_two_stale_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """:func:`_last_two_update`, and the arm pulled (``state[4]``)."""
+    _last_two_update(state, params, t, arm, reward)
+    state[4][0] = arm
+
+
 class LastRewardGreedy(_LastTwo):
     """ "Greedy" of Lindner et al. (2021, §5): pull every arm once, then the arm whose last
     pull gave the highest reward. Optimal for decreasing curves (Heidari et al. 2016). Anytime.
@@ -125,19 +147,38 @@ class LastRewardGreedy(_LastTwo):
         return np.argmax(np.where(self.pulls > 0, self.last, np.inf), axis=1)
 
     def compiled_step(self) -> CompiledStep | None:
-        if self.variant != "paper":
-            return None
-        return CompiledStep(_last_two_init, _last_greedy_select, _last_two_update, np.zeros(0))
+        """The rounds, one replication at a time. On the compiled loop the observations are
+        drawn once per pull (an environment that re-evaluates has no pull model), so the
+        authors-code variant's evaluations are the stored last observations."""
+        authors = self.variant == "authors-code"
+        select = _last_greedy_authors_select if authors else _last_greedy_select
+        return CompiledStep(_last_two_init, select, _last_two_update, np.zeros(0))
 
 
 @kernel
 def _last_greedy_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
     """``argmax`` of the last reward, unpulled arms first, ties to the lowest index."""
-    pulls, last, _ = state
+    pulls, last = state[0], state[1]
     best = 0
     best_value = -math.inf
     for i in range(pulls.size):
         value = last[i] if pulls[i] > 0 else math.inf
+        if value > best_value:
+            best, best_value = i, value
+    return best
+
+
+@kernel
+def _last_greedy_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """The authors-code variant: after the first K rounds, ``argmax max(last, 0)`` (ties, and
+    no positive value, to the lowest index)."""
+    pulls, last = state[0], state[1]
+    if t <= pulls.size:
+        return _last_greedy_select(state, params, t, u)
+    best = 0
+    best_value = max(last[0], 0.0)
+    for i in range(1, pulls.size):
+        value = max(last[i], 0.0)
         if value > best_value:
             best, best_value = i, value
     return best
@@ -186,9 +227,13 @@ class OneStepOptimistic(_LastTwo):
         return refresh_stale(self._index, fresh, None if first else self._pulled)
 
     def compiled_step(self) -> CompiledStep | None:
-        if self.variant != "paper":
-            return None
+        """The rounds, one replication at a time (``params``: ε̄). The authors-code variant
+        keeps its stale indices in the state; on the compiled loop its evaluations are the
+        stored observations (as :meth:`LastRewardGreedy.compiled_step` says)."""
         params = np.array([self.noise_bound])
+        if self.variant == "authors-code":
+            return CompiledStep(_last_two_stale_init, _one_step_authors_select,
+                                _last_two_stale_update, params)  # fmt: skip
         return CompiledStep(_last_two_init, _one_step_select, _last_two_update, params)
 
 
@@ -196,7 +241,7 @@ class OneStepOptimistic(_LastTwo):
 def _one_step_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
     """Index ``min(1, 2u − l)`` if ``u ≥ l`` else ``u`` (``u = last + ε̄``,
     ``l = previous − ε̄``), arms with fewer than two pulls first, ties to the lowest index."""
-    pulls, last, previous = state
+    pulls, last, previous = state[0], state[1], state[2]
     b = params[0]
     best = 0
     best_value = -math.inf
@@ -210,6 +255,24 @@ def _one_step_select(state, params: np.ndarray, t: int, u: float) -> int:  # typ
         if value > best_value:
             best, best_value = i, value
     return best
+
+
+@kernel
+def _one_step_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`OneStepOptimistic._authors_index` after the first 2K rounds: every index once,
+    then only the pulled arm's; the rising test on the raw observations."""
+    last, previous, kept, pulled = state[1], state[2], state[3], state[4]
+    k = last.size
+    if t <= 2 * k:
+        return _one_step_select(state, params, t, u)
+    b = params[0]
+    first, stop = stale_arms(kept, pulled, t == 2 * k + 1)
+    for i in range(first, stop):
+        if last[i] - previous[i] > 0:
+            kept[i] = min(1.0, (last[i] + b) + ((last[i] + b) - (previous[i] - b)))
+        else:
+            kept[i] = last[i] + b
+    return kept_argmax(kept)
 
 
 def _noisy(environment: Environment) -> bool:
@@ -346,11 +409,16 @@ class SPO(_LastTwo):
             self._stale[np.arange(self.size), actions] = True
 
     def compiled_step(self) -> CompiledStep | None:
-        """The paper variant's rounds (``params``: ε̄ or the δ-interval half-width, T, initial
-        pulls per arm); the LP (⋆) state per arm in :mod:`impactbandits.policies.spo_bound`."""
-        if self.variant != "paper":
-            return None
+        """The rounds (``params``: ε̄ or the δ-interval half-width, T, initial pulls per arm);
+        the LP (⋆) state per arm in :mod:`impactbandits.policies.spo_bound`. The authors-code
+        variant keeps its stale indices in the state."""
         params = np.array([self.width, self.horizon, self.initial])
+        if self.variant == "authors-code":
+            if self.width > 0:
+                return CompiledStep(_spo_authors_init, _spo_authors_select, _spo_authors_update,
+                                    params)  # fmt: skip
+            return CompiledStep(_last_two_stale_init, _spo_authors_select_noise_free,
+                                _last_two_stale_update, params)  # fmt: skip
         if self.width > 0:
             return CompiledStep(_spo_init, _spo_select, _spo_update, params)
         return CompiledStep(_last_two_init, _spo_select_noise_free, _last_two_update, params)
@@ -390,14 +458,35 @@ def _spo_select_noise_free(state, params: np.ndarray, t: int, u: float) -> int: 
     best = 0
     best_value = -math.inf
     for i in range(k):
-        slope = last[i] - previous[i]
-        if slope >= 0:
-            value = optimistic_sum(last[i], max(slope, 0.0), remaining)
-        else:
-            value = last[i] * remaining
+        value = _noise_free_value(last[i], previous[i], remaining)
         if value > best_value:
             best, best_value = i, value
     return best
+
+
+@kernel(inline=True)
+def _noise_free_value(last: float, previous: float, remaining: int) -> float:
+    """One arm's :meth:`SPO._index_noise_free`."""
+    slope = last - previous
+    if slope >= 0:
+        return optimistic_sum(last, max(slope, 0.0), remaining)
+    return last * remaining
+
+
+@kernel
+def _spo_authors_select_noise_free(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`SPO.select` of the authors-code variant with ``ε̄ = 0``: after the initial pulls
+    every index once, then only the pulled arm's (with the remaining time of that round)."""
+    last, previous, kept, pulled = state[1], state[2], state[3], state[4]
+    k = last.size
+    initial = int(params[2])
+    if t <= initial * k:
+        return (t - 1) // initial
+    remaining = int(params[1]) - (t - 1)
+    first, stop = stale_arms(kept, pulled, t == initial * k + 1)
+    for i in range(first, stop):
+        kept[i] = _noise_free_value(last[i], previous[i], remaining)
+    return kept_argmax(kept)
 
 
 @kernel
@@ -434,6 +523,52 @@ def _spo_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> N
     hull_x, hull_y, hull_len = state[9], state[10], state[11]
     bound_add(arm, reward - width, reward + width, n, feasible, x, d, running_max, pending,
               hull_x, hull_y, hull_len)  # fmt: skip
+
+
+@kernel
+def _spo_authors_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+    """:func:`_spo_init`, the kept indices and which of them are stale (all, at first)."""
+    return (*_spo_init(params, k, rounds), np.zeros(k), np.ones(k, dtype=np.bool_))
+
+
+@kernel(inline=True)
+def _shifted_value(n: int, x: float, d: float, horizon: int) -> float:
+    """:meth:`SPO._shifted_objective` of an arm whose (⋆) is feasible."""
+    terms = horizon - n
+    if n <= 1 or math.isinf(d):
+        return float(max(terms - 1, 0))
+    return capped_linear_sum(x, d, terms) - min(1.0, x + d)
+
+
+@kernel
+def _spo_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`SPO.select` of the authors-code variant with ``ε̄ > 0``: after the initial pulls,
+    the stale arms' indices (:meth:`SPO._index_lp`): ``cap`` if (⋆) is infeasible, else the
+    objective over pulls n+2..T; ties to the lowest index."""
+    last, n, feasible, x, d = state[1], state[3], state[4], state[5], state[6]
+    kept, stale = state[12], state[13]
+    k = last.size
+    width = params[0]
+    horizon = int(params[1])
+    initial = int(params[2])
+    if t <= initial * k:
+        return (t - 1) // initial
+    remaining = horizon - (t - 1)
+    for i in range(k):
+        if stale[i]:
+            if not feasible[i]:
+                kept[i] = min(1.0, last[i] + width) * remaining
+            else:
+                kept[i] = _shifted_value(n[i], x[i], d[i], horizon)
+            stale[i] = False
+    return kept_argmax(kept)
+
+
+@kernel
+def _spo_authors_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+    """:func:`_spo_update`, and the pulled arm's index marked stale."""
+    _spo_update(state, params, t, arm, reward)
+    state[13][arm] = True
 
 
 class SPODelta(SPO):

@@ -25,13 +25,13 @@ Plots put the rounds on a log axis, as the authors' ``run.py`` does (``ax.set_xs
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from matplotlib.figure import Figure as MplFigure
+from typing import TYPE_CHECKING, Any
 
 from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
 from impactbandits.experiments.papers.cella_claims import FIG2_CLAIMS, FIG3_CLAIMS
-from impactbandits.experiments.spec import ExperimentSpec
+
+if TYPE_CHECKING:
+    from impactbandits.experiments.spec import ExperimentSpec
 
 FIG2_MEANS = [0.0, 1 / 3, 2 / 3, 4 / 5, 13 / 15, 14 / 15, 1.0]
 FULL_T, QUICK_T = 500_000, 20_000
@@ -107,6 +107,8 @@ def render(run_dir: Path, note: str = "") -> list[Path]:
     π_ucb against π_ghost; (b) if the figure has arm-level learners (UCB1 over the arms, whose
     regret is linear: ≈ 80× π_low's at T = 5·10⁵ on Figure 2) their regret beside the ranking
     learners' on a log y-axis, so that (a) stays readable; (c) charged switches (log y)."""
+    from matplotlib.figure import Figure as MplFigure
+
     from impactbandits.experiments.plots import plot_metric_vs_time
 
     spec, table = load_run(run_dir, trajectories=True)

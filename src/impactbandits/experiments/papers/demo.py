@@ -7,14 +7,20 @@ greedy are anytime and run once to the largest horizon.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from impactbandits.experiments.figures import Figure, quick_name
 from impactbandits.experiments.papers.demo_claims import demo_claims
-from impactbandits.experiments.spec import ExperimentSpec
+
+if TYPE_CHECKING:
+    from impactbandits.experiments.spec import ExperimentSpec
 
 MEANS = [round(0.05 + 0.1 * i, 2) for i in range(10)]
 
 
 def build(quick: bool) -> ExperimentSpec:
+    from impactbandits.experiments.spec import ExperimentSpec
+
     return ExperimentSpec.create(
         name=quick_name("demo-stationary", quick),
         description="UCB1, EXP3, ETC and greedy on a 10-arm Bernoulli bandit (means 0.05…0.95).",

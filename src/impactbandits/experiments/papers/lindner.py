@@ -57,10 +57,10 @@ from impactbandits.experiments.papers.lindner_claims import (
     GAUSSIAN_CLAIMS,
     GAUSSIAN_NOTES,
 )
-from impactbandits.experiments.spec import ExperimentSpec
 
 if TYPE_CHECKING:
     from impactbandits.envs.rested import RestedBandit
+    from impactbandits.experiments.spec import ExperimentSpec
 
 FIG1_SIGMA = 0.05
 FULL_SEEDS, QUICK_SEEDS = 30, 5
@@ -231,6 +231,8 @@ def _spec(
     quick: bool,
     variant: str = "paper",
 ) -> ExperimentSpec:
+    from impactbandits.experiments.spec import ExperimentSpec
+
     if variant == "authors-code":
         description += (
             " Authors'-code variant: every algorithm as in single-peaked-bandits@8e1dd52,"

@@ -29,9 +29,7 @@ and their restless experiment's arms advancing with their own pulls
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from matplotlib.figure import Figure as MplFigure
+from typing import TYPE_CHECKING, Any
 
 from impactbandits.experiments.claims import Claim
 from impactbandits.experiments.figures import (
@@ -41,7 +39,9 @@ from impactbandits.experiments.figures import (
     quick_name,
     save_png,
 )
-from impactbandits.experiments.spec import ExperimentSpec
+
+if TYPE_CHECKING:
+    from impactbandits.experiments.spec import ExperimentSpec
 
 FULL_T, QUICK_T = 50_000, 5_000
 FULL_SEEDS, QUICK_SEEDS = 100, 3
@@ -55,6 +55,8 @@ KL_C = 3.0
 
 
 def synthetic(quick: bool, variant: str = "paper") -> ExperimentSpec:
+    from impactbandits.experiments.spec import ExperimentSpec
+
     horizon = QUICK_T if quick else FULL_T
     envs: list[dict[str, Any]] = [
         {"kind": "rising", "label": RESTED[0], "instance": "15-arms", "length": horizon},
@@ -92,6 +94,8 @@ def synthetic(quick: bool, variant: str = "paper") -> ExperimentSpec:
 def render(run_dir: Path) -> list[Path]:
     """Per instance: (a) the expected-reward curves over the horizon, (b) cumulative regret
     against the round t with 95% bands, as the paper's plots."""
+    from matplotlib.figure import Figure as MplFigure
+
     from impactbandits.experiments.plots import plot_metric_vs_time
     from impactbandits.experiments.rested_figures import plot_curves
 

@@ -24,10 +24,9 @@ Curves are noise-free, so every policy is deterministic: one seed suffices.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib.figure import Figure as MplFigure
 
 from impactbandits.experiments.figures import (
     Figure,
@@ -42,8 +41,9 @@ from impactbandits.experiments.papers.patil_claims import (
     RANDOM_CLAIMS,
     lower_bound_claims,
 )
-from impactbandits.experiments.plots import outside_legend
-from impactbandits.experiments.spec import ExperimentSpec
+
+if TYPE_CHECKING:
+    from impactbandits.experiments.spec import ExperimentSpec
 
 POLICIES: list[dict[str, Any]] = [
     {"kind": "patil", "label": "Algorithm 1"},
@@ -65,6 +65,8 @@ def _grid(t_max: int, count: int) -> list[int]:
 
 
 def heidari(quick: bool) -> ExperimentSpec:
+    from impactbandits.experiments.spec import ExperimentSpec
+
     t_max = 2_000 if quick else 10_000
     envs = [
         {
@@ -88,6 +90,8 @@ def heidari(quick: bool) -> ExperimentSpec:
 
 
 def random_instances(quick: bool) -> ExperimentSpec:
+    from impactbandits.experiments.spec import ExperimentSpec
+
     t_max = 2_000 if quick else 10_000
     envs = [
         {
@@ -116,6 +120,8 @@ def random_instances(quick: bool) -> ExperimentSpec:
 
 
 def potential(quick: bool) -> ExperimentSpec:
+    from impactbandits.experiments.spec import ExperimentSpec
+
     t_max = 3_000 if quick else 20_000
     envs = [
         *(
@@ -150,6 +156,8 @@ def potential(quick: bool) -> ExperimentSpec:
 
 
 def lower_bound(quick: bool) -> ExperimentSpec:
+    from impactbandits.experiments.spec import ExperimentSpec
+
     ks = LOWER_BOUND_KS[:4] if quick else LOWER_BOUND_KS
     pulls = 25 if quick else LOWER_BOUND_PULLS
     envs = [
@@ -186,7 +194,10 @@ def render_curves_and_ratio(run_dir: Path) -> list[Path]:
 def render_potential(run_dir: Path) -> list[Path]:
     """f_i(N_i(t)) against t per arm and policy, with the true potentials a_i = lim f_i(n)
     dashed (closed form: :func:`~impactbandits.envs.improving.true_potentials`)."""
+    from matplotlib.figure import Figure as MplFigure
+
     from impactbandits.envs.improving import true_potentials
+    from impactbandits.experiments.plots import outside_legend
 
     spec, table = load_run(run_dir, trajectories=True)
     paths: list[Path] = []
@@ -220,6 +231,10 @@ def render_potential(run_dir: Path) -> list[Path]:
 
 def render_lower_bound(run_dir: Path) -> list[Path]:
     """CR at T = kN against k (log-log) with the lower bound k/2 and k."""
+    from matplotlib.figure import Figure as MplFigure
+
+    from impactbandits.experiments.plots import outside_legend
+
     spec, table = load_run(run_dir)
     fig = MplFigure(figsize=(6, 4.5), layout="constrained")
     ax = fig.subplots()

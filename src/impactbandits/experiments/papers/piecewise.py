@@ -24,9 +24,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
-
-from matplotlib.figure import Figure as MplFigure
+from typing import TYPE_CHECKING, Any
 
 from impactbandits.experiments.figures import (
     Figure,
@@ -36,7 +34,9 @@ from impactbandits.experiments.figures import (
     save_png,
 )
 from impactbandits.experiments.papers.piecewise_claims import CLAIMS
-from impactbandits.experiments.spec import ExperimentSpec
+
+if TYPE_CHECKING:
+    from impactbandits.experiments.spec import ExperimentSpec
 
 __all__ = ["FIGURE", "PROBLEMS", "build"]
 
@@ -108,6 +108,8 @@ def policies(horizon: int) -> list[dict[str, Any]]:
 
 
 def build(quick: bool) -> ExperimentSpec:
+    from impactbandits.experiments.spec import ExperimentSpec
+
     horizon = QUICK_T if quick else FULL_T
     envs = [
         {
@@ -133,6 +135,8 @@ def build(quick: bool) -> ExperimentSpec:
 def render(run_dir: Path) -> list[Path]:
     """Per problem: (a) the arms' means over the rounds, (b) cumulative regret against the
     round t with 95 % bands."""
+    from matplotlib.figure import Figure as MplFigure
+
     from impactbandits.experiments.plots import plot_metric_vs_time
 
     spec, table = load_run(run_dir, trajectories=True)

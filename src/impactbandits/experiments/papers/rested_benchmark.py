@@ -33,12 +33,14 @@ heat maps) is written by the figure's renderer.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from impactbandits.experiments.figures import Figure, quick_name
 from impactbandits.experiments.leaderboard import FAMILY_SEPARATOR
 from impactbandits.experiments.papers.rested_benchmark_claims import BENCHMARK_CLAIMS
-from impactbandits.experiments.spec import ExperimentSpec
+
+if TYPE_CHECKING:
+    from impactbandits.experiments.spec import ExperimentSpec
 
 __all__ = ["BENCHMARK", "HORIZONS", "SEEDS", "SIGMA", "environments", "policies"]
 
@@ -174,6 +176,8 @@ def policies(envs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def build(quick: bool) -> ExperimentSpec:
+    from impactbandits.experiments.spec import ExperimentSpec
+
     horizons = HORIZONS[1] if quick else HORIZONS[0]
     envs = environments(max(horizons))
     return ExperimentSpec.create(

@@ -24,15 +24,16 @@ under which the published Figure 1 panels are matched at every point (the fideli
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib.figure import Figure as MplFigure
 
 from impactbandits.errors import SpecError
 from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
 from impactbandits.experiments.papers.ron_claims import FIG1_CLAIMS, FIG2_CLAIMS
-from impactbandits.experiments.spec import ExperimentSpec
+
+if TYPE_CHECKING:
+    from impactbandits.experiments.spec import ExperimentSpec
 
 MEANS = [round(0.2 + 0.15 * i, 2) for i in range(6)]
 LAMBDAS = (0.0, 0.4, 0.8)
@@ -119,6 +120,8 @@ def _legend(axes: Any) -> None:
 
 
 def render_fig1(run_dir: Path) -> list[Path]:
+    from matplotlib.figure import Figure as MplFigure
+
     from impactbandits.metrics import summarise
 
     _, table = load_run(run_dir)
@@ -159,6 +162,8 @@ def render_fig1(run_dir: Path) -> list[Path]:
 
 
 def render_fig2(run_dir: Path) -> list[Path]:
+    from matplotlib.figure import Figure as MplFigure
+
     _, table = load_run(run_dir)
     # only SRUM's four phase shares: the tidy table's other phase_* column, phase_switches, is
     # a count of policy switches, not a share of rounds

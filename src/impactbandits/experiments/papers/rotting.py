@@ -15,13 +15,13 @@ windows; :mod:`impactbandits.policies.rotting`). Regret against the exact optima
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from matplotlib.figure import Figure as MplFigure
+from typing import TYPE_CHECKING, Any
 
 from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
 from impactbandits.experiments.papers.rotting_claims import ABRUPT_CLAIMS, SMOOTH_CLAIMS
-from impactbandits.experiments.spec import ExperimentSpec
+
+if TYPE_CHECKING:
+    from impactbandits.experiments.spec import ExperimentSpec
 
 FULL_T, QUICK_T = 25_000, 3_000
 SCALE: dict[str, Any] = {
@@ -67,6 +67,8 @@ def smooth(quick: bool) -> ExperimentSpec:
 
 def render(run_dir: Path) -> list[Path]:
     """Regret against the round t (as their Figure 2), linear and with log-scaled regret."""
+    from matplotlib.figure import Figure as MplFigure
+
     from impactbandits.experiments.plots import plot_metric_vs_time
 
     spec, table = load_run(run_dir, trajectories=True)

@@ -45,15 +45,18 @@ trend). ``--quick``: T = 1500, 4 seeds.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-from matplotlib.figure import Figure as MplFigure
 
 from impactbandits.experiments.figures import Figure, load_run, save_png, scaled_spec
 from impactbandits.experiments.papers.tang_claims import FIG2_CLAIMS, FIG3_CLAIMS
-from impactbandits.experiments.spec import ExperimentSpec, SpecRecord
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure as MplFigure
+
+    from impactbandits.experiments.spec import ExperimentSpec, SpecRecord
 
 FULL_T, QUICK_T = 20_000, 1_500  # the paper: about 5,000 (Fig. 2) and 10,000 (Fig. 3)
 FULL_SEEDS, QUICK_SEEDS = 20, 4
@@ -292,6 +295,9 @@ def draw(
     learner (the policy labelled ``ours …``) across the group's settings, on its own y-range —
     the learner's trend is visible there even where baselines set the shared range. Legends
     carry each line's :func:`local_slope`."""
+    import pandas as pd
+    from matplotlib.figure import Figure as MplFigure
+
     from impactbandits.experiments.plots import plot_metric_vs_time, readable_ticks
 
     labels = [env.label for env in spec.environments]

@@ -201,9 +201,10 @@ def reproduce(
     """Reproduce a registered paper figure (NAME from `impactbandits list figures`) and write
     its report.
 
-    On 2 cores with the compiled loops, a figure takes 2 s to 3.5 min at full paper scale (about
-    13 min for all 22 registered figures) and a few seconds with --quick; `impactbandits describe
-    NAME` shows a figure's size. Interrupted runs resume where they stopped."""
+    On 2 cores with the compiled loops, a figure takes 2 to 128 CPU seconds at full paper scale
+    (488 CPU s, about 5 min, for all 22 registered figures) and a few seconds with --quick;
+    `impactbandits describe NAME` shows a figure's size. Interrupted runs resume where they
+    stopped."""
     from impactbandits.experiments.figures import get_figure
     from impactbandits.experiments.report import write_report
 

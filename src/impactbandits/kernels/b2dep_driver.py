@@ -11,7 +11,6 @@ import numpy as np
 
 from impactbandits.core.compiled import CompiledStep, Kernel, declared_step, kernel
 from impactbandits.core.policy import BatchedSimplePolicy
-from impactbandits.core.spaces import InvalidAction
 
 __all__ = [
     "B2DEP_ARGS",
@@ -169,8 +168,13 @@ def simulate_b2dep(
     no loop is available (not built ahead of time, and numba's JIT not allowed). The policy's
     random streams must be untouched: its draws are taken here, all at once."""
     from impactbandits import kernels
-    from impactbandits.kernels import aot, codes
-    from impactbandits.kernels.dispatch import user_errors
+    from impactbandits.kernels import aot
+    from impactbandits.kernels.dispatch import (
+        checkpoint_outputs,
+        policy_draws,
+        refuse_invalid,
+        user_errors,
+    )
     from impactbandits.kernels.sources import builtin
 
     found = _kernels(step, phase, model)
@@ -186,18 +190,10 @@ def simulate_b2dep(
 
         with user_errors("policy", "the compiled step", users):
             loop = b2dep_for(step, phase, model.init, model.step)
-    # the draws the readable form takes round by round, all at once (the same stream)
-    uniforms = policy_rng.random(rounds) if step.draws else np.zeros((replications, 1))
-    if step.stream:
-        streams = policy_rng.stream.words()
-    else:
-        streams = np.zeros((replications, 3), dtype=np.uint64)
+    uniforms, streams = policy_draws(step, policy_rng, rounds, replications)
     n_cp = checkpoints.size
     outputs = (
-        np.empty((replications, n_cp)),
-        np.empty((replications, n_cp)),
-        np.empty((replications, n_cp, n)),
-        np.empty((replications, n_cp), dtype=np.int64),
+        *checkpoint_outputs(replications, n_cp, n),
         np.empty((replications, n_cp, phases), dtype=np.int64),
         np.empty((replications, n_cp), dtype=np.int64),
     )
@@ -209,21 +205,15 @@ def simulate_b2dep(
             np.ascontiguousarray(model.params, dtype=np.float64),
             np.ascontiguousarray(model.delays, dtype=np.int64),
             np.ascontiguousarray(model.noise, dtype=np.uint64),
-            np.ascontiguousarray(uniforms, dtype=np.float64),
-            np.ascontiguousarray(streams, dtype=np.uint64),
+            uniforms,
+            streams,
             rounds,
             np.ascontiguousarray(checkpoints, dtype=np.int64),
             *outputs,
             invalid,
             work=rounds * replications * n,
         )
-    if status == codes.INVALID:
-        row, t, arm = (int(x) for x in invalid)
-        raise InvalidAction(
-            f"round {t}: the compiled select() returned {arm}; it must return an arm index, an "
-            f"integer in 0..{n - 1}",
-            row,
-        )
+    refuse_invalid(status, invalid, n)
     reward, expected, pulls, switches, out_phases, phase_switches = outputs
     if not phases:
         return reward, expected, pulls, switches

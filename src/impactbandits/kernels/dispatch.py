@@ -22,7 +22,15 @@ from impactbandits.errors import SpecError
 from impactbandits.kernels import codes
 from impactbandits.kernels.sources import builtin, step_tag
 
-__all__ = ["compiled_step", "pull_model", "simulate", "simulate_compiled"]
+__all__ = [
+    "checkpoint_outputs",
+    "compiled_step",
+    "policy_draws",
+    "pull_model",
+    "refuse_invalid",
+    "simulate",
+    "simulate_compiled",
+]
 
 _NOISE = {
     "none": 0,
@@ -183,19 +191,8 @@ def _run(
     from impactbandits import kernels
 
     key, ids = noise_key(model, replications)
-    # the draws the readable form takes round by round, all at once (the same stream)
-    uniforms = policy_rng.random(rounds) if step.draws else np.zeros((replications, 1))
-    if step.stream:
-        streams = policy_rng.stream.words()
-    else:
-        streams = np.zeros((replications, 3), dtype=np.uint64)
-    n_cp = checkpoints.size
-    outputs = (
-        np.empty((replications, n_cp)),
-        np.empty((replications, n_cp)),
-        np.empty((replications, n_cp, n)),
-        np.empty((replications, n_cp), dtype=np.int64),
-    )
+    uniforms, streams = policy_draws(step, policy_rng, rounds, replications)
+    outputs = checkpoint_outputs(replications, checkpoints.size, n)
     invalid = np.zeros(3, dtype=np.int64)
     with user_errors("policy", "the compiled step", users):
         status = kernels.call(
@@ -206,8 +203,8 @@ def _run(
             float(model.sigma),
             key,
             ids,
-            np.ascontiguousarray(uniforms, dtype=np.float64),
-            np.ascontiguousarray(streams, dtype=np.uint64),
+            uniforms,
+            streams,
             int(model.by_round),
             rounds,
             np.ascontiguousarray(checkpoints, dtype=np.int64),
@@ -215,6 +212,41 @@ def _run(
             invalid,
             work=rounds * replications * n,
         )
+    refuse_invalid(status, invalid, n)
+    return outputs
+
+
+def policy_draws(
+    step: CompiledStep, policy_rng: Any, rounds: int, replications: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(uniforms, streams)`` for a step's loop: the draws its readable form takes round by
+    round, all at once from the same stream (``(R, 1)`` zeros for a step that draws none), and
+    each replication's counter-based stream (zeros for a step without one)."""
+    uniforms = policy_rng.random(rounds) if step.draws else np.zeros((replications, 1))
+    if step.stream:
+        streams = policy_rng.stream.words()
+    else:
+        streams = np.zeros((replications, 3), dtype=np.uint64)
+    return (
+        np.ascontiguousarray(uniforms, dtype=np.float64),
+        np.ascontiguousarray(streams, dtype=np.uint64),
+    )
+
+
+def checkpoint_outputs(replications: int, n_cp: int, n: int) -> tuple[np.ndarray, ...]:
+    """The ``(reward, expected, pulls, switches)`` arrays every loop fills at its ``n_cp``
+    checkpoints (:class:`~impactbandits.core.simulate.Trajectory`'s first four)."""
+    return (
+        np.empty((replications, n_cp)),
+        np.empty((replications, n_cp)),
+        np.empty((replications, n_cp, n)),
+        np.empty((replications, n_cp), dtype=np.int64),
+    )
+
+
+def refuse_invalid(status: int, invalid: np.ndarray, n: int) -> None:
+    """:class:`~impactbandits.core.spaces.InvalidAction` when a loop returned
+    :data:`~impactbandits.kernels.codes.INVALID` (``invalid = (replication, round, arm)``)."""
     if status == codes.INVALID:
         row, t, arm = (int(x) for x in invalid)
         raise InvalidAction(
@@ -222,7 +254,6 @@ def _run(
             f"integer in 0..{n - 1}",
             row,
         )
-    return outputs
 
 
 def _first_line(error: BaseException) -> str:

@@ -11,7 +11,6 @@ import numpy as np
 
 from impactbandits.core.compiled import Kernel, declared_step
 from impactbandits.core.policy import BatchedSimplePolicy
-from impactbandits.core.spaces import InvalidAction
 
 __all__ = [
     "SIMPLEX_ARGS",
@@ -125,8 +124,13 @@ def simulate_simplex(
     loop is available (not built ahead of time, and numba's JIT not allowed). The policy's
     random streams must be untouched: its draws are taken here, all at once."""
     from impactbandits import kernels
-    from impactbandits.kernels import aot, codes
-    from impactbandits.kernels.dispatch import user_errors
+    from impactbandits.kernels import aot
+    from impactbandits.kernels.dispatch import (
+        checkpoint_outputs,
+        policy_draws,
+        refuse_invalid,
+        user_errors,
+    )
     from impactbandits.kernels.sources import builtin
 
     policy, inner = step.step, step.inner
@@ -145,19 +149,8 @@ def simulate_simplex(
 
         with user_errors("policy", "the compiled step", users):
             loop = simplex_for(policy, inner, model.init, model.step)
-    # the draws the readable form takes round by round, all at once (the same stream)
-    uniforms = policy_rng.random(rounds) if policy.draws else np.zeros((replications, 1))
-    if policy.stream:
-        streams = policy_rng.stream.words()
-    else:
-        streams = np.zeros((replications, 3), dtype=np.uint64)
-    n_cp = checkpoints.size
-    outputs = (
-        np.empty((replications, n_cp)),
-        np.empty((replications, n_cp)),
-        np.empty((replications, n_cp, n)),
-        np.empty((replications, n_cp), dtype=np.int64),
-    )
+    uniforms, streams = policy_draws(policy, policy_rng, rounds, replications)
+    outputs = checkpoint_outputs(replications, checkpoints.size, n)
     invalid = np.zeros(3, dtype=np.int64)
     with user_errors("policy", "the compiled step", users):
         status = kernels.call(
@@ -166,19 +159,13 @@ def simulate_simplex(
             np.ascontiguousarray(model.params, dtype=np.float64),
             np.ascontiguousarray(model.noise, dtype=np.uint64),
             float(tolerance),
-            np.ascontiguousarray(uniforms, dtype=np.float64),
-            np.ascontiguousarray(streams, dtype=np.uint64),
+            uniforms,
+            streams,
             rounds,
             np.ascontiguousarray(checkpoints, dtype=np.int64),
             *outputs,
             invalid,
             work=kernels.THREAD_WORK,  # always the helper thread: a round can cost ~10 µs
         )
-    if status == codes.INVALID:
-        row, t, arm = (int(x) for x in invalid)
-        raise InvalidAction(
-            f"round {t}: the compiled select() returned {arm}; it must return an arm index, an "
-            f"integer in 0..{n - 1}",
-            row,
-        )
+    refuse_invalid(status, invalid, n)
     return outputs

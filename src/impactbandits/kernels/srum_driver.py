@@ -45,7 +45,12 @@ def simulate_srum(
     user's fairness kernels that fail give a one-line :class:`~impactbandits.errors.SpecError`."""
     from impactbandits import kernels
     from impactbandits.kernels import aot
-    from impactbandits.kernels.dispatch import noise_code, noise_key, user_errors
+    from impactbandits.kernels.dispatch import (
+        checkpoint_outputs,
+        noise_code,
+        noise_key,
+        user_errors,
+    )
     from impactbandits.kernels.sources import builtin, srum_tag
 
     fairness = run.fairness
@@ -63,10 +68,7 @@ def simulate_srum(
     n_cp = checkpoints.size
     # Trajectory's order: reward, expected, pulls, switches, phases, arm rewards, phase switches
     outputs = (
-        np.empty((replications, n_cp)),
-        np.empty((replications, n_cp)),
-        np.empty((replications, n_cp, n)),
-        np.empty((replications, n_cp), dtype=np.int64),
+        *checkpoint_outputs(replications, n_cp, n),
         np.empty((replications, n_cp, phases), dtype=np.int64),
         np.empty((replications, n_cp, n)),
         np.empty((replications, n_cp), dtype=np.int64),

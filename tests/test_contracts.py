@@ -7,6 +7,7 @@ import pytest
 
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs import BernoulliBandit, GaussianBandit
+from impactbandits.envs.blocking import BlockingBandit
 from impactbandits.envs.delay import DelayedPayoffBandit
 from impactbandits.envs.impact import ImpactBandit
 from impactbandits.envs.opportunity import OpportunityBandit
@@ -102,6 +103,7 @@ ENV_FACTORIES = {
     "delayed": lambda: DelayedPayoffBandit(
         [0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9], delay_range=[1, 3], decay=0.9, switching_cost=1.0
     ),
+    "blocking": lambda: BlockingBandit([0.3, 0.7, 0.5], [2, 1, 3]),
 }
 
 
@@ -127,6 +129,7 @@ POLICY_ENVS = {
     "cucb": ["impact"],
     "exp3-meta": ["impact"],
     "one-hot": ["impact"],
+    "ucb-greedy": ["blocking"],
 }
 
 

@@ -196,6 +196,12 @@ def test_user_components_default_to_randomised():
 
 #: Parameters of every registered environment, noise-free and noisy where it has a choice.
 ENV_CASES: list[tuple[str, dict[str, Any] | None, bool]] = [
+    ("blocking", {"means": [0.9, 0.5, 0.3], "delays": [3, 2, 1]}, False),
+    (
+        "blocking",
+        {"means": [0.9, 0.5, 0.3], "delays": [3, 2, 1], "distribution": "gaussian", "sigma": 0.0},
+        True,
+    ),
     ("bernoulli", {"means": [0.2, 0.8]}, False),
     ("gaussian", {"n_arms": 3, "sigma": 0.0}, False),
     ("gaussian", {"means": [0.2, 0.8], "sigma": 0.3}, False),

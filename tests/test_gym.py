@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Small, noisy instances (spec parameters) where the defaults are heavy or noise-free; a kind
 #: missing here is built with its defaults, so a new registered family is checked as well.
 SMALL: dict[str, dict[str, Any]] = {
+    "blocking": {"means": [0.9, 0.5, 0.3], "delays": [3, 2, 1]},
     "bernoulli": {"means": [0.1, 0.9, 0.5]},
     "gaussian": {"n_arms": 4, "sigma": 0.3},
     "rested": {"curves": [[0.1, 0.5, 0.9] * 20, [0.4] * 60], "noise": "beta", "sigma": 0.1},

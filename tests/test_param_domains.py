@@ -98,6 +98,55 @@ def _entries(role: str, name: str, table: dict[str, Domain]) -> dict[tuple[str, 
 
 
 DOMAINS: dict[tuple[str, str, str], Domain] = {
+    **_entries(
+        "environment",
+        "blocking",
+        {
+            "means": D(
+                "each in [0, 1] (Basu et al. 2019: Bernoulli rewards in the replication)",
+                [0.9, 0.5],
+                [1.5, 0.5],
+                [-0.5, 0.5],
+                [],
+            ),
+            "delays": D(
+                "ints >= 1, one per arm (Basu et al. 2019: D_i = 1 is no blocking)",
+                [1, 3],
+                [0, 2],
+                [1.5, 2],
+                [1, 2, 3],
+            ),
+            "n_arms": D("int >= 1 (meaning: number of arms)", 2, 0, -1, means=None),
+            "gap_range": D(
+                "[low, high], 0 <= low <= high, (n_arms - 1)·high <= 1 (replication: "
+                "U[K/2000, K/400])",
+                [0.01, 0.05],
+                [0.05, 0.01],
+                [-0.01, 0.05],
+                [0.01],
+                [0.5, 1.5],
+                means=None,
+                n_arms=2,
+            ),
+            "delay_range": D(
+                "[low, high] ints with 1 <= low <= high (replication: [1, 10], [11, 20])",
+                [1, 10],
+                [0, 3],
+                [4, 2],
+                [1],
+                delays=None,
+            ),
+            "instance_seed": D(SEED, 3, -1),
+            "sigma": D(SIGMA, 0.05, -0.1, -1.0, distribution="gaussian"),
+        },
+    ),
+    **_entries(
+        "policy",
+        "ucb-greedy",
+        {
+            "c": D("c > 0 (Basu et al. 2019 UCB Greedy; replication: 8)", 2.0, 0.0, -1.0),
+        },
+    ),
     # ---------------------------------------------------------------- environments
     **_entries(
         "environment",
@@ -917,6 +966,7 @@ DOMAINS: dict[tuple[str, str, str], Domain] = {
 
 #: Valid values of the parameters some components cannot do without.
 REQUIRED: dict[tuple[str, str], dict[str, Any]] = {
+    ("environment", "blocking"): {"means": [0.9, 0.5], "delays": [2, 3]},
     ("environment", "bernoulli"): {"means": [0.2, 0.8]},
     ("environment", "gaussian"): {"means": [0.2, 0.8]},
     ("environment", "rested"): {"curves": [[0.1, 0.5, 0.9], [0.3, 0.3, 0.3]]},

@@ -65,6 +65,7 @@ ENVIRONMENTS: Mapping[str, str] = {
     "rising-restless": "impactbandits.envs.rising:RestlessRisingBandit",
     "rotting": "impactbandits.envs.rotting:RottingBandit",
     "piecewise": "impactbandits.envs.piecewise:PiecewiseStationaryBandit",
+    "blocking": "impactbandits.envs.blocking:BlockingBandit",
 }
 
 ORACLES: Mapping[str, str] = {
@@ -74,6 +75,8 @@ ORACLES: Mapping[str, str] = {
     "ghost": "impactbandits.oracles.ranking:ghost_oracle",
     "best_fixed_policy": "impactbandits.oracles.impact:best_fixed_policy_oracle",
     "best_arm_per_round": "impactbandits.oracles.restless:best_arm_per_round",
+    "oracle_greedy": "impactbandits.oracles.blocking:oracle_greedy",
+    "blocking_optimum": "impactbandits.oracles.blocking:blocking_optimum",
 }
 
 _TABLES = {"environment": ENVIRONMENTS, "policy": POLICIES, "oracle": ORACLES}

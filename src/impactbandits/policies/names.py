@@ -67,6 +67,7 @@ POLICIES: Mapping[str, str] = {
     "cucb": "impactbandits.policies.impact:CombinatorialUCB",
     "exp3-meta": "impactbandits.policies.impact:MetaEXP3",
     "one-hot": "impactbandits.policies.impact:OneHot",
+    "ucb-greedy": "impactbandits.policies.blocking:UCBGreedy",
 }
 
 #: What a policy's import path must name, checked before anything is called.

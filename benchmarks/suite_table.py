@@ -339,18 +339,40 @@ def row_authors_code(ctx: Context) -> None:
 # == row 3: list and describe ======================================================================
 
 
+def installed_bytecode(folder: Path) -> dict[str, str]:
+    """The environment under which commands run the package with its bytecode compiled, as
+    ``pip install`` leaves it: a copy of the package in ``folder``, compiled there by
+    ``compileall`` and put first on ``PYTHONPATH`` (nothing is written into the source tree).
+    A source checkout under ``PYTHONDONTWRITEBYTECODE`` compiles every module at every start."""
+    import subprocess
+
+    import impactbandits
+
+    site = folder / "site"
+    shutil.copytree(Path(impactbandits.__file__).parent, site / "impactbandits")
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(site)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return {"PYTHONPATH": str(site)}
+
+
 def row_cli(ctx: Context) -> None:
     commands = {
         "3a": ["list"],
         "3b": ["describe", "ucb1"],
         "3c": ["describe", "lindner-fig1"],
     }
+    env = installed_bytecode(ctx.scratch / "bytecode")
     helps: dict[str, list[Measured]] = {k: [] for k in commands}
     ours: dict[str, list[Measured]] = {k: [] for k in commands}
+    cold: list[Measured] = []
     for _ in range(ctx.repeat):  # --help, then the command, for each command
         for key, args in commands.items():
-            helps[key].append(command(["--help"]))
-            ours[key].append(command(args))
+            helps[key].append(command(["--help"], env))
+            ours[key].append(command(args, env))
+        cold.append(command(["list"], {"PYTHONDONTWRITEBYTECODE": "1"}))
     for key, args in commands.items():
         a = medians([tree(m) for m in ours[key]])
         b = medians([tree(m) for m in helps[key]])
@@ -367,11 +389,27 @@ def row_cli(ctx: Context) -> None:
                 f"{met(ok)}{spread([m.cpu for m in ours[key]])}",
             )
         )
+    a = medians([tree(m) for m in cold])
+    b = medians([tree(m) for m in ours["3a"]])
+    ctx.table.add(
+        Row(
+            "3d",
+            "  list, no bytecode (a source checkout)",
+            a,
+            "3a",
+            b,
+            f"{a[0] / b[0]:.2f}x CPU",
+            "- (info)",
+            f"info{spread([m.cpu for m in cold])}",
+        )
+    )
     ctx.table.note(
         f"3: the whole command (stdout to a file), CPU of its process tree, MB = its peak RSS "
         f"({'GNU time' if GNU_TIME.exists() else 'wait4, floored at this process RSS'}); "
-        f"`impactbandits --help` run just before each; median of "
-        f"{ctx.repeat} (range: the command's CPU)"
+        f"the package's bytecode compiled first, as pip does at install (a compiled copy of the "
+        f"package first on PYTHONPATH); `impactbandits --help` run just before each; median of "
+        f"{ctx.repeat} (range: the command's CPU); 3d: `list` with no bytecode at all, every "
+        f"module compiled from source as it is imported (PYTHONDONTWRITEBYTECODE=1, no cache)"
     )
 
 

@@ -2,9 +2,9 @@
 numbers bit for bit (issue 29): the compiled loop's trajectory (rewards, expected rewards, pulls,
 switches, every round) equals the readable loop's (:func:`impactbandits.testing.
 check_compiled_step`), on the environments and with the parameters of the figures that run the
-variant (their noisy environments with noise drawn once per pull: with fresh draws per evaluation
-an environment has no pull model and every policy runs its readable form), several horizons and
-replications.
+variant (their noisy environments draw fresh noise per evaluation, which greedy's and
+one-step-optimistic's variants read: ``tests/test_reevaluation_compiled.py``), several horizons
+and replications.
 
 The new steps have no loop built ahead of time until the module is rebuilt: on the ``aot``
 backend a pair without an entry is skipped, on ``jit`` every pair must run compiled.
@@ -83,8 +83,8 @@ def same_as_readable(
 
 def figure_pairs(name: str) -> list[tuple[str, dict[str, Any], tuple[str, dict[str, Any]], int]]:
     """(kind, params, environment, largest horizon) of every authors-code policy of the
-    figure's quick authors-code spec on every environment it runs on; environments with
-    ``noise_draws = "per-evaluation"`` draw once per pull here (module docstring)."""
+    figure's quick authors-code spec on every environment it runs on, as the spec gives them
+    (``noise_draws = "per-evaluation"`` included)."""
     from impactbandits.experiments.figures import get_figure
 
     spec = get_figure(name).spec(True, "authors-code")
@@ -96,8 +96,6 @@ def figure_pairs(name: str) -> list[tuple[str, dict[str, Any], tuple[str, dict[s
             if policy.environments is not None and env.label not in policy.environments:
                 continue
             env_params = dict(env.params)
-            if env_params.get("noise_draws") == "per-evaluation":
-                env_params["noise_draws"] = "per-pull"
             pairs.append(
                 (policy.kind, dict(policy.params), (env.kind, env_params), max(spec.horizons))
             )

@@ -284,12 +284,15 @@ def test_memory_and_cost_do_not_grow_with_arms_times_pulls():
 
 
 def test_pairs_without_a_kernel_fall_back():
+    """Policies that declare no compiled step (on an environment with one: its per-evaluation
+    noise is on the compiled loop too, tests/test_reevaluation_compiled.py)."""
     env = build_environment("single-peaked", {"instance": 3, "noise": "gaussian", "sigma": 0.05,
                                               "noise_draws": "per-evaluation"})  # fmt: skip
     random = EnvironmentRandom(1, 2, [0])
     env.reset(random)
     rng = BatchRNG.from_key(1, (2,), [0])
-    for kind, params in [("ucb1", {}), ("ucb1", {"variant": "authors-code"}), ("spo", {})]:
+    for kind, params in [("epsilon-greedy", {}), ("etc", {}), ("round-robin", {})]:
+        assert build_policy(kind, params).compiled_step() is None
         policy = build_policy(kind, params)
         policy.reset(env.action_space, 100, rng)
         assert simulate_compiled(env, policy, 100, np.array([100]), 1, rng) is None

@@ -1,9 +1,10 @@
 """SRUM's compiled loop (Ron et al. 2021, Algorithm 2; :mod:`impactbandits.kernels.srum`) gives
 the same numbers as the readable loop, bit for bit: actions (pulls, switches), rewards, phases,
 phase switches and per-arm rewards, for every built-in fairness function, several λ, K, T, R,
-seeds and both reward models; a user's fairness function that declares a compiled form runs
+seeds and both reward models, in the paper variant and the authors-code one (and with either
+variant of UCB1 as the black box); a user's fairness function that declares a compiled form runs
 compiled (equal too); one that does not (its own ``__call__`` or ``range``, or a callable) falls
-back to the readable loop."""
+back to the readable loop, as does any black box but UCB1."""
 
 from __future__ import annotations
 
@@ -234,12 +235,11 @@ def test_compiled_srum_equals_the_readable_loop(case):
     _assert_equal(env_spec, params, rounds, **options)
 
 
-def test_the_cases_pass_through_every_phase_and_transition():
-    """Together the cases above visit phases 1-4 and the transitions 1→2, 1→3, 1→4 (phase 3
-    with every requirement met at once), 2→3, 2→4, 3→4, and start in phases 1, 2 (α, β wide
-    from the start), 3 and 4 (λ = 0). Phases are numbered 0-3 here."""
+def _transitions(cases: dict) -> set[tuple[int, int]]:
+    """The phase transitions (from, to) the compiled runs of ``cases`` make, and (−1, p) for
+    the phase p of each replication's first round (phases numbered 0-3)."""
     seen: set[tuple[int, int]] = set()
-    for env_spec, params, rounds, options in CASES.values():
+    for env_spec, params, rounds, options in cases.values():
         options = {k: v for k, v in options.items() if k != "every"}
         traj = _run(env_spec, params, True, rounds, every=True, **options)
         counts = traj.phases  # (R, C, 4), every round a checkpoint
@@ -248,7 +248,215 @@ def test_the_cases_pass_through_every_phase_and_transition():
             change = np.flatnonzero(row[1:] != row[:-1])
             seen.update(zip(row[change].tolist(), row[change + 1].tolist(), strict=True))
             seen.add((-1, int(row[0])))
-    assert seen == {(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)} | {(-1, p) for p in range(4)}
+    return seen
+
+
+#: every transition between SRUM's phases (numbered 0-3): 1→2, 1→3, 1→4 (phase 3 with every
+#: requirement met at once), 2→3, 2→4, 3→4
+TRANSITIONS = {(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)}
+
+
+def test_the_cases_pass_through_every_phase_and_transition():
+    """Together the cases above visit phases 1-4 and every transition, and start in phases 1,
+    2 (α, β wide from the start), 3 and 4 (λ = 0)."""
+    assert _transitions(CASES) == TRANSITIONS | {(-1, p) for p in range(4)}
+
+
+AUTHORS = {"variant": "authors-code"}
+
+# SRUM's authors-code variant (α with K, L = |c| for softmax, the authors' phase tests and gap
+# bounds, the black box kept from phase 1 on: the authors' UCB1 unless black_box_params say
+# otherwise), chosen to pass through every phase and transition
+AUTHORS_CASES = {
+    # Figures 1 and 2's instances (phase 1 throughout at T = 3000 on Figure 1's)
+    "fig2-softmax-0.85": (_env("softmax", 0.85, [0.1, 0.95]), AUTHORS, 2000, {}),
+    "fig2-softmax-0.4": (_env("softmax", 0.4, [0.1, 0.95]), AUTHORS, 2000, {}),
+    "fig2-linear-0.85": (_env("linear", 0.85, [0.1, 0.95]), AUTHORS, 2000, {}),
+    "fig1-softmax-0.8": (_env("softmax", 0.8), AUTHORS, 3000, {}),
+    "fig1-linear-0.4-beta-wide": (_env("linear", 0.4), {**AUTHORS, "beta": 0.3}, 3000, {}),
+    "beta-wide-alpha-large": (
+        _env("softmax", 0.3),
+        {**AUTHORS, "beta": 0.3, "alpha": 0.5},
+        3000,
+        {},
+    ),
+    "uniform-beta-wide": (_env("uniform", 0.5), {**AUTHORS, "beta": 0.4}, 3000, {}),
+    "zero-beta-wide": (_env("zero", 0.5), {**AUTHORS, "beta": 0.4}, 2000, {}),
+    # a constant f has range 0: with α = 0 phase 2 goes on (range ≥ α) while some LCB(Δ) < λ
+    "uniform-alpha-0": (_env("uniform", 0.5), {**AUTHORS, "beta": 0.4, "alpha": 0.0}, 2000, {}),
+    "zero-alpha-0": (_env("zero", 0.3), {**AUTHORS, "beta": 0.3, "alpha": 0.0}, 2000, {}),
+    # λ − β < 0 and λ + β > 1: the clipped bounds of the phase-1 test, met with equality
+    "beta-above-lambda": (_env("linear", 0.1), {**AUTHORS, "beta": 0.3}, 2000, {}),
+    "lambda-beta-above-1": (_env("linear", 0.85, [0.1, 0.95]), {**AUTHORS, "beta": 0.3}, 2000, {}),
+    # phase 3 after phase 2; phase 3 with every requirement met at once (so 1→4)
+    "phase-3-after-2": (
+        _env("linear", 0.2, [0.1, 0.95]),
+        {**AUTHORS, "beta": 0.2, "alpha": 0.1},
+        1500,
+        {},
+    ),
+    "phase-4-at-once": (
+        _env("linear", 0.2, [0.3, 0.6]),
+        {**AUTHORS, "beta": 0.2, "alpha": 0.2},
+        1500,
+        {},
+    ),
+    # arms with λ = 0 take no part in the phase-1 test
+    "per-arm-lambda": (
+        _env("linear", [0.0, 0.9, 0.1, 0.5, 0.3, 0.05]),
+        {**AUTHORS, "beta": 0.2},
+        3000,
+        {},
+    ),
+    "per-arm-lambda-softmax": (
+        _env("softmax", [0.0, 0.6, 0.0, 0.3, 0.0, 0.1]),
+        {**AUTHORS, "beta": 0.45},
+        3000,
+        {},
+    ),
+    # softmax with c > 1, c < 0 (L = |c|) and c = 0 (L = 0, so α = 0)
+    "softmax-c3": (_env("softmax", 0.3, softmax_c=3.0), {**AUTHORS, "beta": 0.35}, 2500, {}),
+    "softmax-c-2": (_env("softmax", 0.3, softmax_c=-2.0), {**AUTHORS, "beta": 0.35}, 2500, {}),
+    "softmax-c0": (_env("softmax", 0.3, softmax_c=0.0), {**AUTHORS, "beta": 0.35}, 1500, {}),
+    "K2": (_env("linear", 0.2, [0.3, 0.6]), {**AUTHORS, "beta": 0.2}, 2000, {}),
+    "K3": (_env("softmax", 0.25, [0.5, 0.45, 0.9]), {**AUTHORS, "beta": 0.3}, 2000, {}),
+    "K10-softmax": (
+        _env("softmax", 0.3, list(np.linspace(0.05, 0.95, 10))),
+        {**AUTHORS, "beta": 0.35, "alpha": 0.02},
+        3000,
+        {},
+    ),
+    "K140-softmax": (
+        _env("softmax", 0.5, list(np.linspace(0.01, 0.99, 140))),
+        {**AUTHORS, "beta": 0.45, "alpha": 0.001},
+        700,
+        {},
+    ),
+    # Beta rewards (κ = 4, the default, and 1.5)
+    "beta-rewards": (_env("linear", 0.3, distribution="beta"), {**AUTHORS, "beta": 0.35}, 2500, {}),
+    "beta-rewards-k1.5": (
+        _env("softmax", 0.85, [0.1, 0.95], distribution="beta", concentration=1.5),
+        AUTHORS,
+        2000,
+        {},
+    ),
+    "beta-rewards-lambda-0": (_env("uniform", 0.0, distribution="beta"), AUTHORS, 1500, {}),
+    **{
+        f"power-{name}": (
+            _env(f"tests.test_kernels_srum:{name}", 0.3),
+            {**AUTHORS, "beta": 0.35, "alpha": 0.05},
+            2000,
+            {},
+        )
+        for name in ("square", "root")
+    },
+    # λ = 0: no phase 1, the authors' UCB1 (capped index, ties to the lowest arm) from round 1
+    "lambda-0-softmax": (_env("softmax", 0.0), AUTHORS, 2000, {}),
+    "lambda-0-linear": (_env("linear", 0.0), AUTHORS, 2000, {}),
+    # black_box_params: UCB1's own c; the paper's UCB1, kept from round 1 (ln t of SRUM's t)
+    "ucb1-c": (_env("linear", 0.1), {**AUTHORS, "black_box_params": {"c": 0.5}}, 3000, {}),
+    "ucb1-paper": (
+        _env("softmax", 0.4, [0.1, 0.95]),
+        {**AUTHORS, "black_box_params": {"variant": "paper"}},
+        2000,
+        {},
+    ),
+    "ucb1-paper-lambda-0": (
+        _env("softmax", 0.0),
+        {**AUTHORS, "black_box_params": {"variant": "paper", "c": 1.0}},
+        2000,
+        {},
+    ),
+    "horizon-longer": (_env("linear", 0.3), {**AUTHORS, "beta": 0.35}, 1500, {"horizon": 6000}),
+    "horizon-shorter": (
+        _env("linear", 0.2, [0.3, 0.6]),
+        {**AUTHORS, "beta": 0.3, "alpha": 0.1},
+        3000,
+        {"horizon": 300},
+    ),
+    "one-replication": (_env("softmax", 0.85, [0.1, 0.95]), AUTHORS, 1500, {"reps": (4,)}),
+    "every-round": (
+        _env("softmax", 0.4, [0.1, 0.95]),
+        AUTHORS,
+        1200,
+        {"reps": (5, 6), "every": True},
+    ),
+    "long": (_env("softmax", 0.4), {**AUTHORS, "beta": 0.3}, 10_000, {"reps": (0, 1)}),
+}
+
+# the paper's SRUM with one authors-code part: the authors' UCB1 (restarted in phase 4), or
+# their α (K instead of K^{2/3})
+PARTLY_AUTHORS_CASES = {
+    "authors-ucb1": (
+        _env("softmax", 0.4, [0.1, 0.95]),
+        {"black_box_params": {"variant": "authors-code"}},
+        2000,
+        {},
+    ),
+    "authors-ucb1-c": (
+        _env("softmax", 0.85, [0.1, 0.95]),
+        {"black_box_params": {"variant": "authors-code", "c": 0.7}},
+        2000,
+        {},
+    ),
+    "authors-ucb1-lambda-0": (
+        _env("uniform", 0.0, distribution="beta"),
+        {"black_box_params": {"variant": "authors-code"}},
+        1500,
+        {},
+    ),
+    "authors-ucb1-per-arm-lambda": (
+        _env("linear", [0.0, 0.9, 0.1, 0.5, 0.3, 0.05]),
+        {"beta": 0.2, "black_box_params": {"variant": "authors-code"}},
+        3000,
+        {},
+    ),
+    "alpha-rule-linear": (
+        _env("linear", 0.85, [0.1, 0.95]),
+        {"alpha_rule": "authors-code"},
+        2000,
+        {},
+    ),
+    "alpha-rule-beta-rewards": (
+        _env("softmax", 0.4, [0.1, 0.95], distribution="beta"),
+        {"alpha_rule": "authors-code"},
+        2000,
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(AUTHORS_CASES) + list(PARTLY_AUTHORS_CASES))
+def test_compiled_authors_code_srum_equals_the_readable_loop(case):
+    env_spec, params, rounds, options = {**AUTHORS_CASES, **PARTLY_AUTHORS_CASES}[case]
+    assert _compiled(env_spec, params)
+    _assert_equal(env_spec, params, rounds, **options)
+
+
+def test_the_authors_code_cases_pass_through_every_phase_and_transition():
+    """The authors-code cases visit every phase and transition too. They start in phase 1, or
+    in phase 4 when every λ is 0 — never in phase 2 or 3: before any pull their phase-1 test
+    holds for every arm with λ > 0 (LCB(Δ) = 0 ≤ max(0, λ − β), UCB(Δ) = 1 ≥ min(1, λ + β)),
+    and with every λ = 0 no arm has LCB(Δ) < λ."""
+    assert _transitions(AUTHORS_CASES) == TRANSITIONS | {(-1, 0), (-1, 3)}
+    partly = _transitions(PARTLY_AUTHORS_CASES)  # the authors' UCB1 restarted from 1-3
+    assert TRANSITIONS - {(1, 3)} | {(-1, 0), (-1, 1), (-1, 3)} <= partly
+
+
+#: cases of AUTHORS_CASES that remain in phase 1, or are the paper variant's by construction
+#: (λ = 0 and the paper's UCB1: SRUM is its black box in either variant)
+SAME_AS_PAPER = {"fig1-softmax-0.8", "K140-softmax", "ucb1-paper-lambda-0"}
+
+
+def test_the_authors_code_cases_differ_from_the_paper_variant():
+    """The cases tell the variants apart, so the loop is seen to read its flags: each run of
+    the authors-code variant but those of :data:`SAME_AS_PAPER` differs from the paper
+    variant's on the same instance, seeds and parameters."""
+    for name, (env_spec, params, rounds, options) in AUTHORS_CASES.items():
+        authors = _run(env_spec, params, True, rounds, **options)
+        paper = _run(env_spec, {**params, "variant": "paper"}, True, rounds, **options)
+        same = all(np.array_equal(getattr(authors, f), getattr(paper, f)) for f in FIELDS)
+        assert same == (name in SAME_AS_PAPER), name
 
 
 @pytest.mark.parametrize(
@@ -289,14 +497,20 @@ def test_a_users_failing_fairness_kernel_is_a_one_line_error(jit_backend):
 @pytest.mark.parametrize(
     "params",
     [
-        {"variant": "authors-code"},
         {"black_box": "greedy"},
-        {"black_box_params": {"variant": "authors-code"}},
+        {"black_box": "epsilon-greedy"},
+        {"black_box": "exp3", "black_box_params": {"gamma": 0.1}},
+        {"black_box": "round-robin"},
+        {"variant": "authors-code", "black_box": "greedy"},
+        {"variant": "authors-code", "black_box": "exp3", "black_box_params": {"gamma": 0.1}},
     ],
-    ids=["authors-code", "greedy-black-box", "authors-ucb1"],
+    ids=["greedy", "epsilon-greedy", "exp3", "round-robin", "authors-greedy", "authors-exp3"],
 )
-def test_other_variants_and_black_boxes_fall_back(params):
+def test_other_black_boxes_fall_back(params):
+    """Only UCB1 (either variant) has a compiled form inside SRUM's loop; in either variant of
+    SRUM every other black box runs the readable loop (equal, trivially)."""
     assert not _compiled(_env("linear", 0.4), params)
+    _assert_equal(_env("linear", 0.4, [0.3, 0.5, 0.9]), {**params, "beta": 0.3}, 300)
 
 
 def test_disabled_by_the_environment_variable(monkeypatch):

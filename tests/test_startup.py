@@ -131,3 +131,36 @@ def test_export_imports_no_plotting(tmp_path):
     assert "matplotlib" not in heavy(modules)
     plotting = {"impactbandits.experiments.plots", "impactbandits.experiments.report"}
     assert modules & (plotting | {"impactbandits.experiments.runner"}) == set()
+
+
+def test_the_command_line_caps_the_blas_thread_pools_unless_the_user_set_them(monkeypatch):
+    """``main`` sets each of :data:`~impactbandits.cli.BLAS_THREADS` to one thread before
+    anything imports NumPy (an idle BLAS pool costs every process CPU as it starts), and keeps
+    a value the user chose."""
+    from impactbandits import cli
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")
+    monkeypatch.setattr(sys, "argv", ["impactbandits", "--help"])
+    cli.main()  # --help: returns (exit status 0)
+    assert set(cli.BLAS_THREADS) == {"OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"}
+    import os
+
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    assert os.environ["MKL_NUM_THREADS"] == "3"
+
+
+def test_a_reader_that_goes_away_stops_the_command_quietly():
+    """``impactbandits list | head -1``: once the reader has closed the pipe, the command
+    stops with 141 (128 + SIGPIPE, what a shell reports) and writes nothing to stderr, instead
+    of an "internal error" line."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "impactbandits", "list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the command writes anything
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141
+    assert err == ""

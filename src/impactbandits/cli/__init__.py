@@ -364,5 +364,15 @@ def describe(kind: str) -> None:
     click.echo(text(kind, width=min(shutil.get_terminal_size((100, 24)).columns, 100) - 2))
 
 
+#: Thread pools of the BLAS libraries NumPy and SciPy load, capped at one thread unless the user
+#: set them: the library's work is single-threaded within a process (its parallelism is
+#: processes, ``--workers``), and an idle pool costs every process ~0.05 CPU s as it starts.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def main() -> None:
+    import os
+
+    for name in BLAS_THREADS:  # before anything imports NumPy (inherited by worker processes)
+        os.environ.setdefault(name, "1")
     cli()

@@ -11,6 +11,7 @@ and :class:`_PositiveInt` is the option type of counts. Moved unchanged from the
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 import warnings
@@ -59,6 +60,31 @@ def _fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
+#: Exit status when the reader of standard output went away (``| head``): 128 + SIGPIPE, what a
+#: shell reports for a command a broken pipe stopped.
+BROKEN_PIPE = 141
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe whose reader has gone (Linux and macOS ``poll``)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), or no real stdout
+        return False
+
+
+def _stop_quietly() -> None:
+    """Stop after the reader of standard output went away: no message (nobody reads it), and
+    standard output pointed at ``/dev/null`` so the interpreter's final flush cannot fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(BROKEN_PIPE)
+
+
 def _details(exc: BaseException) -> str:
     """The full traceback: the one recorded where the error happened (e.g. in a worker
     process, for user code), else this process's."""
@@ -94,6 +120,8 @@ def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt:
             _fail("interrupted", 130)
         except Exception as exc:
+            if isinstance(exc, BrokenPipeError) and _stdout_closed():  # not a worker's pipe
+                _stop_quietly()
             if traceback:
                 click.echo(_details(exc), err=True)
             if isinstance(exc, InternalError):

@@ -17,9 +17,10 @@ the round's uniform draw from the policy's random stream (:attr:`CompiledStep.dr
 for a policy that draws nothing). A policy that draws more than one value a round (Thompson
 sampling: one per arm) declares :attr:`CompiledStep.stream` instead: its ``init`` then takes
 the replication's counter-based stream as a fourth argument (:mod:`~impactbandits.core.
-streams`). After ``reset`` the policy's :meth:`~impactbandits.core.
-policy.Policy.compiled_step` returns them as a :class:`CompiledStep`, or ``None`` (no compiled
-form for these parameters, e.g. an ``authors-code`` variant).
+streams`). A policy whose readable form reads :attr:`~impactbandits.core.feedback.Feedback.
+reevaluated` declares a fourth kernel, :attr:`CompiledStep.reevaluate`. After ``reset`` the
+policy's :meth:`~impactbandits.core.policy.Policy.compiled_step` returns them as a
+:class:`CompiledStep`, or ``None`` (no compiled form for these parameters).
 
 The generic round loop (:mod:`impactbandits.kernels`) plays every replication with them: the
 environment's pull model, the noise, the checkpoints and the bookkeeping are its own, and it
@@ -102,15 +103,33 @@ class CompiledStep:
     ``uint64`` array: key words and replication), keeps it in the state, and the step reads
     its draws with :func:`~impactbandits.core.streams.stream_uniform` and the other kernels
     there — the same values as the readable form's ``rng.stream``."""
+    first_draw: int = 1
+    """With ``draws = 1``: the first round (from 1) whose ``select`` takes a draw. Rounds before
+    it take none (their ``u`` is ``0.0``) and the draws start at it, for a readable form that
+    draws nothing in its opening rounds (a round-robin start, say)."""
+    reevaluate: Kernel | None = None
+    """For a policy whose readable form reads :attr:`~impactbandits.core.feedback.Feedback.
+    reevaluated` (the fresh evaluations of a rested bandit with ``noise_draws =
+    "per-evaluation"``): ``reevaluate(state, params, t, fresh)``, which the loop calls every
+    round right after ``update`` with ``fresh``, the round's ``reevaluated`` of the replication
+    (``(K, 5)``: every arm's f(n_i) three times, then f(n_i − 1) twice, NaN where that pull does
+    not exist; read it during the call, the loop reuses it). It is never called on an
+    environment without re-evaluations (the step then plays as without it). A policy of this
+    library without it reads no re-evaluations and runs compiled on such an environment too; a
+    user's policy without it runs its readable form there (it may read them)."""
 
     def __post_init__(self) -> None:
         for name in ("init", "select", "update"):
             if not isinstance(getattr(self, name), Kernel):
                 raise TypeError(f"CompiledStep.{name} must be a function marked with @kernel")
+        if self.reevaluate is not None and not isinstance(self.reevaluate, Kernel):
+            raise TypeError("CompiledStep.reevaluate must be a function marked with @kernel")
         if self.draws not in (0, 1):
             raise ValueError("CompiledStep.draws must be 0 or 1")
         if self.stream and self.draws:
             raise ValueError("CompiledStep: a step draws from its stream or takes u, not both")
+        if self.first_draw < 1:
+            raise ValueError("CompiledStep.first_draw must be a round, 1 or later")
         params = np.ascontiguousarray(self.params, dtype=np.float64)
         if params.ndim != 1:
             raise ValueError("CompiledStep.params must be a 1-d array of numbers")

@@ -37,3 +37,9 @@ class PullModel:
     """Whether the expected reward depends on the round instead of the pull: the m-th pull of
     arm i in round t then has expected reward ``values[r or 0, i, t − 1]`` (a restless arm:
     piecewise-stationary means), its noise still that of pull m."""
+    reevaluation: CommonNoise | None = None
+    """The table of fresh re-evaluations (a rested bandit with ``noise_draws =
+    "per-evaluation"``; ``"normal"`` or ``"beta"`` noise, rewards as above): after the pull of
+    round t, value j of arm i in ``Feedback.reevaluated`` is ``values[r or 0, i, n − 1]``, n =
+    n_i (j < 3) or n_i − 1 (j = 3, 4) and n_i the arm's pulls so far, plus noise as ``noise``
+    says from this table at (r, 5i + j, t); NaN if n = 0. ``None``: no re-evaluations."""

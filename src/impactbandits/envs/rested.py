@@ -231,15 +231,17 @@ class RestedBandit(Environment):
 
     def pull_model(self, pulls: int) -> PullModel | None:
         """What :meth:`step` computes, as a function of (replication, arm, pull), for the
-        compiled loops (:mod:`impactbandits.kernels`); ``None`` when outcomes are not a
-        function of the pull alone (``noise_draws = "per-evaluation"``) or the curves are
-        shorter than ``pulls``. Call after :meth:`reset`."""
-        if self.noise_draws != "per-pull" or self.length < pulls:
+        compiled loops (:mod:`impactbandits.kernels`), with ``noise_draws = "per-evaluation"``
+        the table of the re-evaluations (:attr:`~impactbandits.core.pull_model.PullModel.
+        reevaluation`: the rewards are the same); ``None`` when the curves are shorter than
+        ``pulls``. Call after :meth:`reset`."""
+        if self.length < pulls:
             return None
         values = self.curves[None, :, :pulls]
         if self._noise is None:
             return PullModel(values, "none")
-        return PullModel(values, _PULL_NOISE[self.noise], self.sigma, self._noise)
+        noise = _PULL_NOISE[self.noise]
+        return PullModel(values, noise, self.sigma, self._noise, reevaluation=self._redraw)
 
     def _reevaluate(self, redraw: CommonNoise) -> np.ndarray:
         """``(R, n, 5)``: every arm's f(n_i) three times and f(n_i − 1) twice, each with noise

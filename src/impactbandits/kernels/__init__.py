@@ -11,7 +11,7 @@
   stationary Bernoulli and Gaussian bandits, and any subclass that keeps their ``step``), and
   needs no per-arm rewards recorded, and the policy has no phases;
 * or the pair is Ron et al.'s SRUM (:class:`~impactbandits.policies.opportunity.
-  SelfRegulatedUtilityMaximization`, paper variant, UCB1 as the black box) on the
+  SelfRegulatedUtilityMaximization`, either variant, UCB1 of either variant as the black box) on the
   reward-opportunity bandit with a built-in fairness function: :mod:`impactbandits.kernels.srum`
   (a loop of its own, which also records the phases and the per-arm rewards);
 * or a learner over meta-arms (AD-UCB, HD-UCB, CUCB, EXP3 over meta-arms, or ``one-hot`` over a

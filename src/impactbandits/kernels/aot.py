@@ -91,6 +91,8 @@ SRUM_ARGS: tuple[tuple[str, int], ...] = (
     ("float64", 0),  # scale_log
     ("int64", 0),  # horizon
     ("float64", 0),  # ucb_c
+    ("int64", 0),  # authors
+    ("int64", 0),  # ucb_authors
     ("int64", 1),  # initial_phase
     ("float64", 2),  # initial_targets
     *_CHECKPOINTS,

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from impactbandits.kernels import aot
-from impactbandits.kernels.sources import srum_tag, step_tag
+from impactbandits.kernels.sources import loop_tag, srum_tag, step_tag
 
 __all__ = ["built_in_steps", "main", "planned_entries"]
 
@@ -50,7 +50,7 @@ _VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
         (name, {"variant": "authors-code"})
         for name in (
             "d-ucb", "sw-ucb", "exp3", "r-exp3", "ucb1", "last-reward-greedy",
-            "one-step-optimistic", "spo", "hkr",
+            "one-step-optimistic", "spo", "hkr", "r-ed-ucb",
         )
     ),
     ("spo", {"variant": "authors-code", "noise_bound": 0.1}),
@@ -79,7 +79,10 @@ def built_in_steps() -> dict[str, Any]:
             continue  # a policy that needs another space, environment or parameters
         tag = None if step is None else step_tag(step)
         if tag is not None:
-            steps[f"loop_{tag}"] = step
+            steps[f"loop_{tag}"] = (step, False)
+        again = None if step is None or step.reevaluate is None else loop_tag(step, True)
+        if again is not None:
+            steps[f"loop_{again}"] = (step, True)
     return steps
 
 
@@ -167,8 +170,8 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
     cc.output_dir = str(directory)
     cc.target_cpu = "host"  # as numba's JIT compiles (the stamp records the CPU)
     entries = []
-    for name, step in built_in_steps().items():
-        cc.export(name, _numba_signature(aot.LOOP_ARGS))(loop_for(step).py_func)
+    for name, (step, reevaluating) in built_in_steps().items():
+        cc.export(name, _numba_signature(aot.LOOP_ARGS))(loop_for(step, reevaluating).py_func)
         entries.append(name)
     for name, form in built_in_fairness().items():
         cc.export(name, _numba_signature(aot.SRUM_ARGS))(srum_for(form).py_func)

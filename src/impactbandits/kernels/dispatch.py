@@ -20,13 +20,14 @@ from impactbandits.core.simulate import simulate as simulate_readable
 from impactbandits.core.spaces import InvalidAction
 from impactbandits.errors import SpecError
 from impactbandits.kernels import codes
-from impactbandits.kernels.sources import builtin, step_tag
+from impactbandits.kernels.sources import builtin, loop_tag
 
 __all__ = [
     "checkpoint_outputs",
     "compiled_step",
     "policy_draws",
     "pull_model",
+    "reevaluates",
     "refuse_invalid",
     "simulate",
     "simulate_compiled",
@@ -145,21 +146,44 @@ def simulate_compiled(
     model = pull_model(env, rounds)
     if model is None:
         return None
-    users = not all(builtin(k.py_func) for k in (step.init, step.select, step.update))
-    loop = _loop(step, users)
+    kernels_ = (step.init, step.select, step.update, step.reevaluate)
+    users = not all(builtin(k.py_func) for k in kernels_ if k is not None)
+    reevaluating = reevaluates(model, step, builtin(type(policy)) and not users)
+    if reevaluating is None:
+        return None
+    loop = _loop(step, users, reevaluating)
     if loop is None:
         return None
     return _run(loop, users, step, model, env.action_space.n, rounds, checkpoints, replications,
-                policy_rng)  # fmt: skip
+                policy_rng, reevaluating)  # fmt: skip
 
 
-def _loop(step: CompiledStep, users: bool) -> Any:
-    """The step's loop: built ahead of time if the module has it (no numba imported), else
-    numba's JIT if allowed, else ``None``."""
+def reevaluates(model: PullModel, step: CompiledStep, ours: bool) -> bool | None:
+    """Whether the step's loop makes the pull model's re-evaluations
+    (:attr:`~impactbandits.core.compiled.CompiledStep.reevaluate`), or ``None`` if it cannot
+    run compiled on them: a step that reads them on a model whose re-evaluations the loop does
+    not make (other noise, by round, another batch of replications), or a user's step that
+    does not declare them (its readable form may read them; ``ours``: the policy and its step
+    are this library's)."""
+    again = model.reevaluation
+    if again is None:
+        return False
+    if step.reevaluate is None:
+        return False if ours else None
+    table = model.table
+    if model.noise not in ("normal", "beta") or model.by_round or table is None:
+        return None
+    return True if np.array_equal(table.replications, again.replications) else None
+
+
+def _loop(step: CompiledStep, users: bool, reevaluating: bool = False) -> Any:
+    """The step's loop (``reevaluating``: the one that calls its ``reevaluate``): built ahead
+    of time if the module has it (no numba imported), else numba's JIT if allowed, else
+    ``None``."""
     from impactbandits import kernels
     from impactbandits.kernels import aot
 
-    tag = step_tag(step)
+    tag = loop_tag(step, reevaluating)
     if tag is not None and kernels.backend() == "aot":
         built = aot.entry(f"loop_{tag}", aot.LOOP_ARGS)
         if built is not None:
@@ -169,7 +193,7 @@ def _loop(step: CompiledStep, users: bool) -> Any:
     from impactbandits.kernels.loop import loop_for
 
     try:
-        return loop_for(step)
+        return loop_for(step, reevaluating)
     except Exception as error:  # numba cannot read a user's kernels
         if not users:
             raise
@@ -187,10 +211,13 @@ def _run(
     checkpoints: np.ndarray,
     replications: int,
     policy_rng: Any,
+    reevaluating: bool = False,
 ) -> tuple[np.ndarray, ...]:
     from impactbandits import kernels
 
     key, ids = noise_key(model, replications)
+    if reevaluating and model.reevaluation is not None:  # the loop's key: both tables'
+        key = np.concatenate([key, np.asarray(model.reevaluation.key, dtype=np.uint64)])
     uniforms, streams = policy_draws(step, policy_rng, rounds, replications)
     outputs = checkpoint_outputs(replications, checkpoints.size, n)
     invalid = np.zeros(3, dtype=np.int64)
@@ -221,8 +248,18 @@ def policy_draws(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(uniforms, streams)`` for a step's loop: the draws its readable form takes round by
     round, all at once from the same stream (``(R, 1)`` zeros for a step that draws none), and
-    each replication's counter-based stream (zeros for a step without one)."""
-    uniforms = policy_rng.random(rounds) if step.draws else np.zeros((replications, 1))
+    each replication's counter-based stream (zeros for a step without one). The draws of a
+    step with a later :attr:`~impactbandits.core.compiled.CompiledStep.first_draw` start at
+    that round (zeros before it)."""
+    if not step.draws:
+        uniforms = np.zeros((replications, 1))
+    elif step.first_draw == 1:
+        uniforms = policy_rng.random(rounds)
+    else:
+        uniforms = np.zeros((replications, rounds))
+        skipped = min(step.first_draw - 1, rounds)
+        if rounds > skipped:
+            uniforms[:, skipped:] = policy_rng.random(rounds - skipped)
     if step.stream:
         streams = policy_rng.stream.words()
     else:

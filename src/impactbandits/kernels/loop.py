@@ -8,7 +8,12 @@ params, t, a, x)``, and the checkpoint summaries of :class:`~impactbandits.core.
 Trajectory`. ``init``, ``select`` and ``update`` are names it does not define: :func:`loop_for`
 makes one copy of the function per compiled step (:class:`~impactbandits.core.compiled.
 CompiledStep`) with those names bound to the step's kernels, and numba compiles that copy into
-one piece of machine code (the step inlined into the loop where numba chooses to).
+one piece of machine code (the step inlined into the loop where numba chooses to). A copy
+``reevaluating`` (a step's :attr:`~impactbandits.core.compiled.CompiledStep.reevaluate` on a
+pull model with :attr:`~impactbandits.core.pull_model.PullModel.reevaluation`) also makes each
+round's fresh evaluations (:func:`~impactbandits.kernels.noise.reevaluations`) and hands them to
+``reevaluate`` after ``update``; in every other copy that branch is a constant ``False`` and no
+code (``reevaluate`` bound to a no-op).
 
 Each copy is cached on disk by numba under a name that carries a hash of every source file its
 machine code comes from (this module and the kernels' modules, the step's modules and the
@@ -39,11 +44,11 @@ from numba.core.dispatcher import Dispatcher
 from numba.extending import intrinsic, typeof_impl
 from numba.np.arrayobj import make_array
 
-from impactbandits.core.compiled import CompiledStep, Kernel
+from impactbandits.core.compiled import CompiledStep, Kernel, kernel
 from impactbandits.kernels.checkpoints import record
 from impactbandits.kernels.codes import DONE, INVALID, STOPPED
-from impactbandits.kernels.noise import outcome
-from impactbandits.kernels.sources import builtin, step_tag
+from impactbandits.kernels.noise import outcome, reevaluations
+from impactbandits.kernels.sources import builtin, loop_tag
 from impactbandits.kernels.stop import stopped
 
 __all__ = ["compile_kernel", "loop_for"]
@@ -85,10 +90,13 @@ def _typeof_kernel(value: Kernel, context: Any) -> numba_types.Dispatcher:
     return numba_types.Dispatcher(compile_kernel(value))
 
 
-def loop_for(step: CompiledStep) -> Dispatcher:
+def loop_for(step: CompiledStep, reevaluating: bool = False) -> Dispatcher:
     """The compiled loop of ``step``'s kernels (:func:`_template`), loaded from numba's disk
-    cache when it was compiled before from the same sources."""
-    return _loop(step.init, step.select, step.update, step.stream)
+    cache when it was compiled before from the same sources; ``reevaluating``: the loop that
+    calls the step's ``reevaluate`` (its pull model has re-evaluations: a ``key`` of four
+    words)."""
+    reevaluate = step.reevaluate if reevaluating else None
+    return _loop(step.init, step.select, step.update, step.stream, reevaluate)
 
 
 def _start_plain(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -> Any:
@@ -101,15 +109,27 @@ def _start_stream(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -
     return init(params, k, rounds, stream)
 
 
+@kernel(inline=True)
+def _no_reevaluation(state: Any, params: np.ndarray, t: int, fresh: np.ndarray) -> None:
+    """``reevaluate`` of a loop without re-evaluations (never called)."""
+
+
 @functools.cache
-def _loop(init: Kernel, select: Kernel, update: Kernel, stream: bool = False) -> Dispatcher:
-    step = CompiledStep(init, select, update, np.zeros(0), stream=stream)
-    tag = step_tag(step)
+def _loop(
+    init: Kernel,
+    select: Kernel,
+    update: Kernel,
+    stream: bool = False,
+    reevaluate: Kernel | None = None,
+) -> Dispatcher:
+    step = CompiledStep(init, select, update, np.zeros(0), stream=stream, reevaluate=reevaluate)
+    tag = loop_tag(step, reevaluate is not None)
     compiled_init = compile_kernel(init, inline=True)
     starter = _start_stream if stream else _start_plain
     # a name of its own per step (numba names machine code by qualified name and a counter that
     # restarts in every process: copies of one function with other globals must not share it)
-    start_name = f"start_{tag}" if tag is not None else f"start_{id(init):x}_{int(stream)}"
+    anonymous = f"{id(init):x}_{id(select):x}_{int(stream)}_{id(reevaluate):x}"
+    start_name = f"start_{tag if tag is not None else anonymous}"
     start = types.FunctionType(
         starter.__code__, dict(starter.__globals__, init=compiled_init), start_name
     )
@@ -121,12 +141,15 @@ def _loop(init: Kernel, select: Kernel, update: Kernel, stream: bool = False) ->
         start=njit(inline="always", nogil=True)(start),
         select=compile_kernel(select, inline=True),
         update=compile_kernel(update, inline=True),
+        reevaluate=compile_kernel(reevaluate or _no_reevaluation, inline=True),
+        reevaluating=reevaluate is not None,
     )
-    name = f"loop_{tag}" if tag is not None else f"loop_{id(select):x}_{int(stream)}"
+    name = f"loop_{tag if tag is not None else anonymous}"
     function = types.FunctionType(_template.__code__, scope, name, _template.__defaults__)
     function.__qualname__ = name
     # a user's kernels are inlined: the loop is compiled with their bounds checking
-    users = not all(builtin(k.py_func) for k in (init, select, update))
+    kernels = (init, select, update) if reevaluate is None else (init, select, update, reevaluate)
+    users = not all(builtin(k.py_func) for k in kernels)
     return njit(cache=tag is not None, nogil=True, boundscheck=users)(function)
 
 
@@ -181,6 +204,8 @@ init: Any = None
 start: Any = None
 select: Any = None
 update: Any = None
+reevaluate: Any = None
+reevaluating = False
 
 
 def _template(
@@ -217,13 +242,16 @@ def _template(
     ``streams``: ``(R, 3)`` each replication's counter-based stream, handed to a stream step's
     ``init`` (:attr:`~impactbandits.core.compiled.CompiledStep.stream`); ``by_round``: 1 when
     ``values`` is indexed by the round, not the pull (:attr:`~impactbandits.core.pull_model.
-    PullModel.by_round`)."""
+    PullModel.by_round`). A ``reevaluating`` copy takes ``key`` with the re-evaluation table's
+    key after the noise's (four words; the same replications)."""
     replications, k = replication_ids.size, values.shape[1]
     per_replication = values.shape[0] > 1
     per_pull = values.shape[2] > 1
     stride = 1 if uniforms.shape[1] > 1 else 0  # (R, rounds) draws, or (R, 1) zeros
     n_cp = checkpoints.size
     lent_params = lend(params)
+    fresh = np.empty((k if reevaluating else 0, 5))  # a round's re-evaluations
+    lent_fresh = lend(fresh)
     for r in range(replications):
         if stopped(stop, 0):
             return STOPPED
@@ -252,6 +280,10 @@ def _template(
             value += v
             pulls[a] = m + 1
             update(state, lent_params, t, a, x)
+            if reevaluating:  # a constant of the copy
+                reevaluations(noise, sigma, key, replication_ids[r], row, per_pull, pulls, t,
+                              lent_fresh)  # fmt: skip
+                reevaluate(state, lent_params, t, lent_fresh)
             if previous >= 0 and a != previous:
                 switches += 1
             previous = a
@@ -261,4 +293,5 @@ def _template(
                 c += 1
         keep(owned)  # the lent arrays' owner lives to here
     keep(params)
+    keep(fresh)
     return DONE

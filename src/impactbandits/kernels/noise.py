@@ -139,3 +139,39 @@ def outcome(
     if noise == BETA_CONCENTRATION:
         return beta_inverse(value * sigma, (1.0 - value) * sigma, u)
     return value + sigma * (2.0 * beta_inverse(_BETA_SHAPE, _BETA_SHAPE, u) - 1.0)
+
+
+#: Fresh evaluations per arm and round: of the last pull's value, then of the previous one's
+#: (:data:`impactbandits.envs.rested.REEVALUATIONS`; a test checks they agree).
+_REEVALUATED_LAST = 3
+_REEVALUATED = 5
+
+
+@njit(cache=True, nogil=True)
+def reevaluations(
+    noise: int,
+    sigma: float,
+    key: np.ndarray,
+    replication: np.uint64,
+    row: np.ndarray,
+    per_pull: bool,
+    pulls: np.ndarray,
+    t: int,
+    fresh: np.ndarray,
+) -> None:
+    """``fresh`` ``(K, 5)``: round ``t``'s re-evaluations of one replication
+    (:meth:`impactbandits.envs.rested.RestedBandit._reevaluate`, :attr:`~impactbandits.core.
+    pull_model.PullModel.reevaluation`): arm i's expected reward at pull n = ``pulls[i]`` (j <
+    3) or ``pulls[i] − 1`` (``row[i, n − 1]``, or ``row[i, 0]`` unless ``per_pull``) with the
+    noise of :func:`outcome` at (``replication``, 5i + j, t) of the table keyed by ``key[2:4]``;
+    NaN if n = 0."""
+    again = key[2:4]
+    for i in range(pulls.size):
+        for j in range(_REEVALUATED):
+            n = pulls[i] if j < _REEVALUATED_LAST else pulls[i] - 1
+            if n < 1:
+                fresh[i, j] = np.nan
+            else:
+                value = row[i, n - 1 if per_pull else 0]
+                fresh[i, j] = outcome(noise, sigma, again, replication, _REEVALUATED * i + j, t,
+                                      value)  # fmt: skip

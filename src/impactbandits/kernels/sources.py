@@ -16,7 +16,7 @@ from typing import Any
 
 from impactbandits.core.compiled import CompiledStep, Kernel
 
-__all__ = ["LOOP_SOURCES", "builtin", "files_tag", "srum_tag", "step_tag"]
+__all__ = ["LOOP_SOURCES", "builtin", "files_tag", "loop_tag", "srum_tag", "step_tag"]
 
 _HERE = Path(__file__).resolve().parent
 #: The generic loop's own modules: part of every loop's machine code.
@@ -107,12 +107,30 @@ def step_tag(step: CompiledStep) -> str | None:
 def srum_tag(value: Kernel, range_: Kernel) -> str | None:
     """The name of SRUM's loop (:mod:`impactbandits.kernels.srum`) with the fairness kernels
     ``value`` and ``range_``: its module, the objective it computes
-    (:mod:`impactbandits.oracles.opportunity`), UCB1's argmax and the kernels' modules."""
+    (:mod:`impactbandits.oracles.opportunity`), UCB1's argmax and the authors' UCB1 select
+    (:mod:`impactbandits.policies.classic`), and the kernels' modules."""
     package = _HERE.parent
     extra = [
         str(_HERE / "srum.py"),
         str(package / "oracles" / "opportunity.py"),
         str(package / "policies" / "ucb_buckets.py"),
+        str(package / "policies" / "classic.py"),
     ]
     names = [f"{k.py_func.__module__}:{k.py_func.__qualname__}" for k in (value, range_)]
     return files_tag(["run_srum", *names], [value.py_func, range_.py_func], extra)
+
+
+def loop_tag(step: CompiledStep, reevaluating: bool = False) -> str | None:
+    """The name of ``step``'s loop: :func:`~impactbandits.kernels.sources.step_tag`, or for the
+    loop that calls its ``reevaluate`` (``reevaluating``) a tag that also covers that kernel's
+    sources (``loop_<tag>`` in numba's cache and in the module built ahead of time)."""
+    tag = step_tag(step)
+    if not reevaluating or step.reevaluate is None or tag is None:
+        return tag
+    return _reevaluating_tag(tag, step.reevaluate)
+
+
+@functools.cache
+def _reevaluating_tag(tag: str, reevaluate: Kernel) -> str | None:
+    name = f"{reevaluate.py_func.__module__}:{reevaluate.py_func.__qualname__}"
+    return files_tag([tag, "reevaluate", name], [reevaluate.py_func])

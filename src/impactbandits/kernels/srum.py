@@ -3,16 +3,22 @@
 
 :func:`_template` transcribes, operation for operation and per replication,
 
-* :class:`~impactbandits.policies.opportunity.SelfRegulatedUtilityMaximization` (paper variant;
-  ``select``, ``update``, ``_advance`` with the Lines 5–7 tests, ``_finish_phase3``): phases 1–2
-  pull every arm once per cycle and re-test after each full cycle with the confidence radius
+* :class:`~impactbandits.policies.opportunity.SelfRegulatedUtilityMaximization` (``select``,
+  ``update``, ``_advance`` with the Lines 5–7 tests, ``_finish_phase3``): phases 1–2 pull
+  every arm once per cycle and re-test after each full cycle with the confidence radius
   c_i = √(2 ln T / N_i) (:data:`~impactbandits.policies.opportunity.CONFIDENCE_SCALE` = 2),
   LCB/UCB(Δ_i) = μ̂_{j*} − μ̂_i ∓ 2c_i and the box C_t = Π [μ̂_i − c_i, μ̂_i + c_i], all clipped
   to [0, 1], against λ ± β and α (Theorem 2's α = K^{2/3} L^{2/3} T^{−1/3} ln^{1/3} T,
   β = T^{−1/3} ln^{1/3} T unless given: the values the policy resolved in ``reset``); phase 3
   pulls the first arm with N_i < ⌊T f(μ̂)_i⌋ (μ̂ frozen when it starts); phase 4 runs the black
-  box, UCB1 (:class:`~impactbandits.policies.classic.UCB1`, paper variant, index
-  x̄_i + √(c ln t / n_i), c = 2 by default), restarted when phase 4 begins;
+  box, UCB1 (:class:`~impactbandits.policies.classic.UCB1`: paper variant, index
+  x̄_i + √(c ln t / n_i), c = 2 by default; or its authors-code variant, min(1, x̄_i +
+  √(c ln T / n_i))), which sees every round and is restarted when phase 4 begins;
+* SRUM's ``variant = "authors-code"`` as data (``authors``), not as another copy of the loop:
+  the phase-1 test LCB(Δ_j) ≤ max(0, λ_j − β) and UCB(Δ_j) ≥ min(1, λ_j + β) for λ_j > 0,
+  phase 2's range ≥ α, gap bounds of width c_i + c_{j*}, and the black box *not* restarted in
+  phase 4 (it keeps every pull of phases 1–3); α with K and L = |c| for softmax are resolved by
+  the policy already;
 * the range oracle of Line 6 and f itself: the fairness function's compiled form
   (:class:`~impactbandits.oracles.opportunity_fairness.CompiledFairness`, declared by the
   function's class: the built-in constant, monotone Cartesian and softmax functions, or a
@@ -51,12 +57,15 @@ from impactbandits.kernels.sources import builtin, srum_tag
 from impactbandits.kernels.stop import stopped
 from impactbandits.oracles.opportunity import FLOOR_TOLERANCE
 from impactbandits.oracles.opportunity_fairness import CompiledFairness
+from impactbandits.policies.classic import _ucb1_authors_select
 from impactbandits.policies.ucb_buckets import full_argmax as _declared_argmax
 
 __all__ = ["srum_for"]
 
-#: UCB1's argmax (the black box's select), compiled
+#: UCB1's select (the black box's), compiled: the paper variant's argmax and the authors-code
+#: variant's capped one
 full_argmax = compile_kernel(_declared_argmax)
+capped_argmax = compile_kernel(_ucb1_authors_select)
 
 # names the templates leave to srum_for (module docstring); never called as module globals
 fairness_value: Any = None
@@ -104,6 +113,30 @@ def _clip01(x: float) -> float:
     return x if x < 1.0 else 1.0
 
 
+@njit(cache=True, nogil=True)
+def _approximating(lcb: float, ucb: float, lam: float, beta: float, authors: int) -> bool:
+    """Line 5's test for one arm (phase 1 goes on while it holds for some arm): UCB(Δ) > λ + β
+    and LCB(Δ) < λ − β; ``authors``: their ``approx_delta``, λ > 0 and LCB(Δ) ≤ max(0, λ − β)
+    and UCB(Δ) ≥ min(1, λ + β)."""
+    if authors:
+        return lam > 0.0 and lcb <= max(0.0, lam - beta) and ucb >= min(1.0, lam + beta)
+    return ucb > lam + beta and lcb < lam - beta
+
+
+# not cached on its own (as the kernels it calls): compiled into the loop, whose name covers its
+# sources (:func:`~impactbandits.kernels.sources.srum_tag`)
+@njit(nogil=True)
+def _black_box(
+    counts: np.ndarray, sums: np.ndarray, t: int, params: np.ndarray, capped: int
+) -> int:
+    """UCB1's ``select`` on the black box's own counts and sums at its round ``t``: the paper
+    variant's argmax of x̄_i + √(c ln t / n_i) (``params[0]`` = c), or with ``capped`` the
+    authors-code variant's capped one (``params[0]`` = c ln T)."""
+    if capped:
+        return capped_argmax((counts, sums), params, t, 0.0)
+    return full_argmax(counts, sums, params[0] * math.log(t))
+
+
 def _advance_template(
     phase: int,
     counts: np.ndarray,
@@ -118,11 +151,12 @@ def _advance_template(
     buffers: np.ndarray,
     corner: np.ndarray,
     work: np.ndarray,
+    authors: int,
 ) -> int:
-    """``SelfRegulatedUtilityMaximization._advance`` (paper variant) for one replication at the
-    end of a cycle (phase 0 or 1, every arm pulled): the phase it moves to; fills ``targets``
-    when phase 3 starts (index 2; the caller then runs ``_finish_phase3``). ``fp``: the
-    fairness function's parameters."""
+    """``SelfRegulatedUtilityMaximization._advance`` for one replication at the end of a cycle
+    (phase 0 or 1, every arm pulled): the phase it moves to; fills ``targets`` when phase 3
+    starts (index 2; the caller then runs ``_finish_phase3``). ``fp``: the fairness function's
+    parameters; ``authors``: the authors-code variant's tests and gap bounds."""
     k = counts.size
     mu, radius, lcb = buffers[0], buffers[1], buffers[2]
     lower, upper, spread = buffers[3], buffers[4], buffers[5]
@@ -135,17 +169,18 @@ def _advance_template(
     stay1 = False
     for i in range(k):
         gap = mu[best] - mu[i]
-        width = 2.0 * radius[i]
+        width = radius[i] + radius[best] if authors else 2.0 * radius[i]
         lcb[i] = _clip01(gap - width)
         ucb = _clip01(gap + width)
         lower[i] = _clip01(mu[i] - radius[i])
         upper[i] = _clip01(mu[i] + radius[i])
-        if ucb > lam[i] + beta and lcb[i] < lam[i] - beta:
+        if _approximating(lcb[i], ucb, lam[i], beta, authors):
             stay1 = True
     fairness_range(fp, lower, upper, spread, corner, work)
     stay2 = False
     for i in range(k):
-        if spread[i] > alpha and lcb[i] < lam[i]:
+        variable = spread[i] >= alpha if authors else spread[i] > alpha
+        if variable and lcb[i] < lam[i]:
             stay2 = True
     if phase == 0 and stay1:
         return 0
@@ -170,6 +205,8 @@ def _template(
     scale_log: float,
     horizon: int,
     ucb_c: float,
+    authors: int,
+    ucb_authors: int,
     initial_phase: np.ndarray,
     initial_targets: np.ndarray,
     rounds: int,
@@ -193,8 +230,9 @@ def _template(
     _template`).
     ``fp``: the fairness function's parameters (its kernels are bound by :func:`srum_for`);
     ``lam``, ``alpha``,
-    ``beta``, ``scale_log`` = 2 ln max(T, 2), ``horizon`` T and UCB1's ``ucb_c``: what the
-    policy resolved in ``reset``, as are ``initial_phase`` ``(R,)`` (0..3 for phases 1..4) and
+    ``beta``, ``scale_log`` = 2 ln max(T, 2), ``horizon`` T, UCB1's ``ucb_c`` (c, or c ln T for
+    its authors-code variant, ``ucb_authors``) and SRUM's variant (``authors``): what the policy
+    resolved in ``reset``, as are ``initial_phase`` ``(R,)`` (0..3 for phases 1..4) and
     ``initial_targets`` ``(R, K)`` (its ``_advance(initial=True)``)."""
     replications, k = replication_ids.size, values.shape[1]
     per_replication = values.shape[0] > 1
@@ -203,6 +241,7 @@ def _template(
     buffers = np.empty((6, k))
     corner = np.empty(k)
     work = np.empty(k)
+    ucb_params = np.array([ucb_c])
     for r in range(replications):
         if stopped(stop, 0):
             return STOPPED
@@ -227,6 +266,7 @@ def _template(
         for t in range(1, rounds + 1):
             if stopped(stop, t):
                 return STOPPED
+            inner_t += 1  # the black box selects every round (its round counter)
             if phase <= 1:
                 a = cycle
             elif phase == 2:
@@ -236,8 +276,7 @@ def _template(
                         a = i
                         break
             else:
-                inner_t += 1
-                a = full_argmax(inner_counts, inner_sums, ucb_c * math.log(inner_t))
+                a = _black_box(inner_counts, inner_sums, inner_t, ucb_params, ucb_authors)
             phase_counts[phase] += 1
             if previous_phase >= 0 and phase != previous_phase:
                 phase_switches += 1
@@ -247,16 +286,15 @@ def _template(
             x = outcome(noise, sigma, key, replication_ids[r], a, m, v)
             counts[a] += 1.0
             sums[a] += x
-            if phase == 3:  # before phase 4 the black box is restarted anyway
-                inner_counts[a] += 1.0
-                inner_sums[a] += x
-            elif phase <= 1:
+            inner_counts[a] += 1.0  # the black box sees every round
+            inner_sums[a] += x
+            if phase <= 1:
                 cycle += 1
                 if cycle == k:
                     cycle = 0
                     phase = advance(
                         phase, counts, sums, targets, lam, alpha, beta, scale_log, t_float, fp,
-                        buffers, corner, work,
+                        buffers, corner, work, authors,
                     )  # fmt: skip
             if phase == 2:  # _finish_phase3: every requirement met
                 done = True
@@ -266,9 +304,10 @@ def _template(
                         break
                 if done:
                     phase = 3
-                    inner_counts[:] = 0.0
-                    inner_sums[:] = 0.0
-                    inner_t = 0
+                    if not authors:  # restarted (the authors' UCB1 keeps phases 1-3)
+                        inner_counts[:] = 0.0
+                        inner_sums[:] = 0.0
+                        inner_t = 0
             reward += x
             value += v
             pulls[a] = m + 1

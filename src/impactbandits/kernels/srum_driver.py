@@ -89,6 +89,8 @@ def simulate_srum(
             run.scale_log,
             run.horizon,
             run.ucb_c,
+            int(run.authors),
+            int(run.ucb_authors),
             run.phase,
             run.targets,
             rounds,

@@ -113,7 +113,13 @@ class OneHot(Policy):
         if not isinstance(inner, CompiledStep):
             return None
         outer = CompiledStep(
-            inner.init, _one_hot_select, _one_hot_update, inner.params, inner.draws, inner.stream
+            inner.init,
+            _one_hot_select,
+            _one_hot_update,
+            inner.params,
+            inner.draws,
+            inner.stream,
+            inner.first_draw,
         )
         return SimplexStep(outer, inner)
 

@@ -187,8 +187,10 @@ class SelfRegulatedUtilityMaximization(Policy):
 
     Implementation notes: conditions are evaluated after every full cycle of pulls, per
     replication; the black box sees every round (so its random draws stay in lockstep across
-    replications) and is restarted per replication (``reset_rows``) when phase 4 begins, so it
-    only learns from phase-4 rounds.
+    replications) and, in the paper variant, is restarted per replication (``reset_rows``) when
+    phase 4 begins, so it only learns from phase-4 rounds. With UCB1 (either variant) as the
+    black box and a fairness function with a compiled form, both variants run in a compiled
+    loop (:meth:`compiled_run`, :mod:`impactbandits.kernels.srum`) with the same numbers.
     """
 
     phases = ("1", "2", "3", "4")
@@ -306,20 +308,23 @@ class SelfRegulatedUtilityMaximization(Policy):
         return self.phase.copy()
 
     def compiled_run(self) -> SRUMRun | None:
-        """What SRUM's compiled loop (:mod:`impactbandits.kernels.srum`, a transcription of the
-        paper variant with UCB1, paper variant, as the black box) needs of this reset policy,
-        or ``None`` if it cannot run it: another variant or black box, or a fairness function
-        with no compiled form (:meth:`~impactbandits.oracles.opportunity_fairness.
-        FairnessFunction.compiled_fairness`)."""
+        """What SRUM's compiled loop (:mod:`impactbandits.kernels.srum`, a transcription of
+        both variants with UCB1, either variant, as the black box) needs of this reset policy,
+        or ``None`` if it cannot run it: another black box, or a fairness function with no
+        compiled form (:meth:`~impactbandits.oracles.opportunity_fairness.FairnessFunction.
+        compiled_fairness`)."""
         from impactbandits.policies.classic import UCB1
 
         inner = self._inner
-        if self.variant != "paper" or type(inner) is not UCB1 or inner.variant != "paper":
+        if type(inner) is not UCB1:
             return None
         declared = declared_step(self.fairness, "compiled_fairness", ("__call__", "range"))
         fairness = None if declared is None else declared()
         if fairness is None:
             return None
+        ucb_authors = inner.variant == "authors-code"
+        # the authors' bonus c ln T, as UCB1._index computes it
+        ucb_c = inner.c * math.log(inner.horizon) if ucb_authors else inner.c  # type: ignore[arg-type]
         return SRUMRun(
             fairness=fairness,
             lam=np.ascontiguousarray(np.broadcast_to(self.lam, (self.k,)), dtype=np.float64),
@@ -327,7 +332,9 @@ class SelfRegulatedUtilityMaximization(Policy):
             beta=float(self._beta),
             scale_log=CONFIDENCE_SCALE * self.estimates.log_t,
             horizon=int(self.T),
-            ucb_c=float(inner.c),
+            ucb_c=float(ucb_c),
+            authors=self._authors,
+            ucb_authors=ucb_authors,
             phase=np.ascontiguousarray(self.phase, dtype=np.int64),
             targets=np.ascontiguousarray(self.targets, dtype=np.float64),
         )
@@ -348,8 +355,10 @@ class SelfRegulatedUtilityMaximization(Policy):
 class SRUMRun(NamedTuple):
     """A reset SRUM's numbers for its compiled loop (:meth:`SelfRegulatedUtilityMaximization.
     compiled_run`): the fairness function's compiled form, λ per arm, α, β, 2 ln max(T, 2),
-    T, UCB1's c, and per replication the phase (0..3 for phases 1..4) and the requirements
-    ⌊T f(μ̂)_i⌋ that ``reset`` resolved."""
+    T, UCB1's c (c ln T for its authors-code variant: the numerator of its bonus), whether
+    SRUM (``authors``) and its UCB1 (``ucb_authors``) are the authors-code variants, and per
+    replication the phase (0..3 for phases 1..4) and the requirements ⌊T f(μ̂)_i⌋ that
+    ``reset`` resolved."""
 
     fairness: CompiledFairness
     lam: np.ndarray
@@ -358,6 +367,8 @@ class SRUMRun(NamedTuple):
     scale_log: float
     horizon: int
     ucb_c: float
+    authors: bool
+    ucb_authors: bool
     phase: np.ndarray
     targets: np.ndarray
 

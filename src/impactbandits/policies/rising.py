@@ -32,10 +32,12 @@ paper:
   δ = (t − 1)^{−4};
 * ties are broken uniformly at random.
 
-The paper variant has a compiled step (:mod:`impactbandits.core.compiled`): the same sample
+Both variants have a compiled step (:mod:`impactbandits.core.compiled`): the same sample
 tables and cursors for one replication, and the index with the readable form's operations in
-its order (``h³`` as ``h · h · h``, exact for the window sizes a run reaches, as NumPy's
-``h ** 3`` is).
+its order (``h²``, ``h³`` as ``h · h``, ``h · h · h``: exact for the window sizes a run
+reaches, as NumPy's ``h ** 2`` is). The authors-code step takes the readable form's draw
+(``u``, one a round) from round 2K + 1 on, when the round robin is over
+(:attr:`~impactbandits.core.compiled.CompiledStep.first_draw`).
 """
 
 from __future__ import annotations
@@ -190,26 +192,29 @@ class RedUCB(Policy):
         self.pulled_at[rows, actions] = self.t + 1
 
     def compiled_step(self) -> CompiledStep | None:
-        """The paper variant's rounds, one replication at a time (``params``: ε, α, σ)."""
-        if self.variant != "paper":
-            return None
+        """The rounds of either variant, one replication at a time (``params``: ε, α, σ); the
+        authors' code draws one uniform a round once its 2K round-robin rounds are over."""
         params = np.array([self.epsilon, self.alpha, self.sigma])
-        return CompiledStep(_red_init, _red_select, _red_update, params)
+        if self.variant == "paper":
+            return CompiledStep(_red_init, _red_select, _red_update, params)
+        return CompiledStep(_red_init, _red_authors_select, _red_update, params, draws=1,
+                            first_draw=2 * self.n + 1)  # fmt: skip
 
 
 @kernel
 def _red_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
     """One replication's tables (:meth:`RedUCB.reset`, positions ``0 .. k + rounds − 1``):
     per arm its count, window h and cursors at its samples N, N − h and N − 2h (rows of
-    ``arms``) and A − B, A + B, C − D (rows of ``windows``); per position the prefix sums and
-    moments and the links to the arm's next and previous samples."""
+    ``arms``) and A − B, A + B, C − D, t_i and the authors' index of the round (rows of
+    ``windows``); per position the prefix sums and moments and the links to the arm's next
+    and previous samples."""
     arms = np.zeros((5, k), dtype=np.int64)
     for i in range(k):  # the cursors start at the arm's "sample 0"
         arms[2, i] = i
         arms[3, i] = i
         arms[4, i] = i
     width = k + rounds
-    return arms, np.zeros((3, k)), np.zeros((2, width)), np.zeros((2, width), dtype=np.int64)
+    return arms, np.zeros((5, k)), np.zeros((2, width)), np.zeros((2, width), dtype=np.int64)
 
 
 @kernel
@@ -231,6 +236,44 @@ def _red_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ig
         if value > best_value:
             best, best_value = i, value
     return best
+
+
+@kernel
+def _red_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+    """:meth:`RedUCB.select` (authors-code variant) for one replication: round robin twice,
+    then the mirrored index (1 while h = 0) and the ``k``-th of the ``n`` maxima for
+    ``k = min(⌊u · n⌋, n − 1)`` (:meth:`~impactbandits.core.random.BatchRNG.integers`); the
+    readable form's operations in its order."""
+    arms, windows = state[0], state[1]
+    k = arms.shape[1]
+    if t <= 2 * k:
+        return (t - 1) % k
+    time = float(t)
+    log_term = 4.0 * math.log(time - 1.0) if time > 1.0 else -math.log(0.01)
+    best_value = -math.inf
+    for i in range(k):
+        value = 1.0
+        if arms[1, i] > 0:
+            h, count, diff = float(arms[1, i]), float(arms[0, i]), windows[0, i]
+            mirrored = (2.0 * h - count) * diff + windows[2, i] + (windows[3, i] - count) * diff
+            trend = mirrored / (h * h)
+            reach = time - count + h - 1.0
+            value = trend + params[2] * reach * math.sqrt(10.0 * log_term / (h * h * h))
+        if math.isnan(value):  # NumPy's max is NaN, no arm ties with it: argmax of none
+            return 0
+        windows[4, i] = value
+        best_value = max(best_value, value)
+    ties = 0
+    for i in range(k):
+        if windows[4, i] == best_value:
+            ties += 1
+    pick = min(int(u * ties), ties - 1)
+    for i in range(k):
+        if windows[4, i] == best_value:
+            if pick == 0:
+                return i
+            pick -= 1
+    return 0
 
 
 @kernel
@@ -263,6 +306,7 @@ def _red_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> N
     windows[0, arm] = a - b
     windows[1, arm] = a + b
     windows[2, arm] = c - d
+    windows[3, arm] = t + 1.0
 
 
 class RlessUCB(RedUCB):

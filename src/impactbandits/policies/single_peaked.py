@@ -113,17 +113,26 @@ def _last_two_update(state, params: np.ndarray, t: int, arm: int, reward: float)
 @kernel
 def _last_two_stale_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
     """:func:`_last_two_init`, the kept indices and the arm pulled last round (the
-    authors-code variants' stale indices, :func:`~impactbandits.core.variants.refresh_stale`)."""
+    authors-code variants' stale indices, :func:`~impactbandits.core.variants.refresh_stale`),
+    and :meth:`_LastTwo._evaluations` ``(K, 5)``: f(n) thrice, f(n−1) twice (``reevaluated``)."""
     pulls, last, previous = _last_two_init(params, k, rounds)
     kept, pulled = stale_init(k)
-    return pulls, last, previous, kept, pulled
+    return pulls, last, previous, kept, pulled, np.full((k, 5), np.nan)
 
 
 @kernel
 def _last_two_stale_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
-    """:func:`_last_two_update`, and the arm pulled (``state[4]``)."""
+    """:func:`_last_two_update`, the arm pulled (``state[4]``) and its stored evaluations."""
     _last_two_update(state, params, t, arm, reward)
     state[4][0] = arm
+    for j in range(5):
+        state[5][arm, j] = state[1][arm] if j < 3 else state[2][arm]
+
+
+@kernel
+def _last_two_reevaluate(state, params: np.ndarray, t: int, fresh: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+    """Every arm's evaluations: the environment's fresh ones (``Feedback.reevaluated``)."""
+    state[5][:] = fresh
 
 
 class LastRewardGreedy(_LastTwo):
@@ -147,12 +156,12 @@ class LastRewardGreedy(_LastTwo):
         return np.argmax(np.where(self.pulls > 0, self.last, np.inf), axis=1)
 
     def compiled_step(self) -> CompiledStep | None:
-        """The rounds, one replication at a time. On the compiled loop the observations are
-        drawn once per pull (an environment that re-evaluates has no pull model), so the
-        authors-code variant's evaluations are the stored last observations."""
-        authors = self.variant == "authors-code"
-        select = _last_greedy_authors_select if authors else _last_greedy_select
-        return CompiledStep(_last_two_init, select, _last_two_update, np.zeros(0))
+        """The rounds, one replication at a time."""
+        if self.variant == "authors-code":
+            return CompiledStep(_last_two_stale_init, _last_greedy_authors_select,
+                                _last_two_stale_update, np.zeros(0),
+                                reevaluate=_last_two_reevaluate)  # fmt: skip
+        return CompiledStep(_last_two_init, _last_greedy_select, _last_two_update, np.zeros(0))
 
 
 @kernel
@@ -170,15 +179,15 @@ def _last_greedy_select(state, params: np.ndarray, t: int, u: float) -> int:  # 
 
 @kernel
 def _last_greedy_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
-    """The authors-code variant: after the first K rounds, ``argmax max(last, 0)`` (ties, and
-    no positive value, to the lowest index)."""
-    pulls, last = state[0], state[1]
+    """The authors-code variant: after the first K rounds, ``argmax max(f(n), 0)`` of the
+    evaluations (ties, and no positive value, to the lowest index)."""
+    pulls, evaluations = state[0], state[5]
     if t <= pulls.size:
         return _last_greedy_select(state, params, t, u)
     best = 0
-    best_value = max(last[0], 0.0)
+    best_value = max(evaluations[0, 0], 0.0)
     for i in range(1, pulls.size):
-        value = max(last[i], 0.0)
+        value = max(evaluations[i, 0], 0.0)
         if value > best_value:
             best, best_value = i, value
     return best
@@ -228,12 +237,12 @@ class OneStepOptimistic(_LastTwo):
 
     def compiled_step(self) -> CompiledStep | None:
         """The rounds, one replication at a time (``params``: ε̄). The authors-code variant
-        keeps its stale indices in the state; on the compiled loop its evaluations are the
-        stored observations (as :meth:`LastRewardGreedy.compiled_step` says)."""
+        keeps its stale indices and its evaluations in the state."""
         params = np.array([self.noise_bound])
         if self.variant == "authors-code":
             return CompiledStep(_last_two_stale_init, _one_step_authors_select,
-                                _last_two_stale_update, params)  # fmt: skip
+                                _last_two_stale_update, params,
+                                reevaluate=_last_two_reevaluate)  # fmt: skip
         return CompiledStep(_last_two_init, _one_step_select, _last_two_update, params)
 
 
@@ -260,18 +269,18 @@ def _one_step_select(state, params: np.ndarray, t: int, u: float) -> int:  # typ
 @kernel
 def _one_step_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
     """:meth:`OneStepOptimistic._authors_index` after the first 2K rounds: every index once,
-    then only the pulled arm's; the rising test on the raw observations."""
-    last, previous, kept, pulled = state[1], state[2], state[3], state[4]
-    k = last.size
+    then only the pulled arm's; the rising test on the raw evaluations."""
+    kept, pulled, e = state[3], state[4], state[5]
+    k = kept.size
     if t <= 2 * k:
         return _one_step_select(state, params, t, u)
     b = params[0]
     first, stop = stale_arms(kept, pulled, t == 2 * k + 1)
-    for i in range(first, stop):
-        if last[i] - previous[i] > 0:
-            kept[i] = min(1.0, (last[i] + b) + ((last[i] + b) - (previous[i] - b)))
+    for i in range(first, stop):  # e[i]: test_n, value_n, again_n, test_p, value_p
+        if e[i, 0] - e[i, 3] > 0:
+            kept[i] = min(1.0, (e[i, 1] + b) + ((e[i, 2] + b) - (e[i, 4] - b)))
         else:
-            kept[i] = last[i] + b
+            kept[i] = e[i, 1] + b
     return kept_argmax(kept)
 
 

@@ -24,6 +24,7 @@ PAPERS = (
     "metelli",
     "rotting",
     "piecewise",
+    "basu",
     "demo",
     "benchmark",
 )

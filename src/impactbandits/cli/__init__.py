@@ -201,8 +201,8 @@ def reproduce(
     """Reproduce a registered paper figure (NAME from `impactbandits list figures`) and write
     its report.
 
-    On 2 cores with the compiled loops, a figure takes 2 to 128 CPU seconds at full paper scale
-    (488 CPU s, about 5 min, for all 22 registered figures) and a few seconds with --quick;
+    On 2 cores with the compiled loops, a figure takes 2 to 328 CPU seconds at full paper scale
+    (816 CPU s, about 8 min, for all 23 registered figures) and a few seconds with --quick;
     `impactbandits describe NAME` shows a figure's size. Interrupted runs resume where they
     stopped."""
     from impactbandits.experiments.figures import get_figure

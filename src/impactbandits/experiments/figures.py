@@ -108,6 +108,7 @@ FIGURES: Mapping[str, str] = {
     "rotting-smooth": "impactbandits.experiments.papers.rotting:SMOOTH",
     "piecewise-stationary": "impactbandits.experiments.papers.piecewise:FIGURE",
     "rested-benchmark": "impactbandits.experiments.papers.rested_benchmark:BENCHMARK",
+    "basu-blocking": "impactbandits.experiments.papers.basu:BLOCKING",
 }
 
 

@@ -12,6 +12,7 @@ from impactbandits.envs.delay import DelayedPayoffBandit
 from impactbandits.envs.impact import ImpactBandit
 from impactbandits.envs.opportunity import OpportunityBandit
 from impactbandits.envs.piecewise import PiecewiseStationaryBandit
+from impactbandits.envs.rebounding import ReboundingBandit
 from impactbandits.envs.rested import (
     ConstantBandit,
     DecreasingBandit,
@@ -104,6 +105,14 @@ ENV_FACTORIES = {
         [0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9], delay_range=[1, 3], decay=0.9, switching_cost=1.0
     ),
     "blocking": lambda: BlockingBandit([0.3, 0.7, 0.5], [2, 1, 3]),
+    "rebounding": lambda: ReboundingBandit(
+        [1.0, 0.8, 0.6],
+        [0.5, 0.7, 0.3],
+        [0.4, 0.2, 0.5],
+        sigma_z=0.05,
+        sigma=0.1,
+        reveal_parameters=True,
+    ),
 }
 
 
@@ -130,6 +139,8 @@ POLICY_ENVS = {
     "exp3-meta": ["impact"],
     "one-hot": ["impact"],
     "ucb-greedy": ["blocking"],
+    "rebounding-lookahead": ["rebounding"],
+    "eep": ["rebounding"],
 }
 
 

@@ -196,6 +196,18 @@ def test_user_components_default_to_randomised():
 
 #: Parameters of every registered environment, noise-free and noisy where it has a choice.
 ENV_CASES: list[tuple[str, dict[str, Any] | None, bool]] = [
+    ("rebounding", {"base": [1.0, 0.8], "retention": [0.5, 0.7], "influence": [0.4, 0.2]}, True),
+    (
+        "rebounding",
+        {
+            "base": [1.0, 0.8],
+            "retention": [0.5, 0.7],
+            "influence": [0.4, 0.2],
+            "sigma_z": 0.1,
+            "sigma": 0.2,
+        },
+        False,
+    ),
     ("blocking", {"means": [0.9, 0.5, 0.3], "delays": [3, 2, 1]}, False),
     (
         "blocking",

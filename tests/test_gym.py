@@ -40,6 +40,13 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Small, noisy instances (spec parameters) where the defaults are heavy or noise-free; a kind
 #: missing here is built with its defaults, so a new registered family is checked as well.
 SMALL: dict[str, dict[str, Any]] = {
+    "rebounding": {
+        "base": [1.0, 0.8, 0.6],
+        "retention": [0.5, 0.7, 0.3],
+        "influence": [0.4, 0.2, 0.5],
+        "sigma_z": 0.05,
+        "sigma": 0.1,
+    },
     "blocking": {"means": [0.9, 0.5, 0.3], "delays": [3, 2, 1]},
     "bernoulli": {"means": [0.1, 0.9, 0.5]},
     "gaussian": {"n_arms": 4, "sigma": 0.3},

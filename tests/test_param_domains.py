@@ -100,6 +100,44 @@ def _entries(role: str, name: str, table: dict[str, Domain]) -> dict[tuple[str, 
 DOMAINS: dict[tuple[str, str, str], Domain] = {
     **_entries(
         "environment",
+        "rebounding",
+        {
+            "base": U(
+                "finite reals, one per arm (Leqi et al. 2021: base reward b_k)",
+                [1.0, 0.8],
+                [float("inf"), 0.8],
+            ),
+            "retention": D(
+                "each in [0, 1) (Leqi et al. 2021: satiation retention γ_k)",
+                [0.5, 0.7],
+                [1.0, 0.5],
+                [-0.1, 0.5],
+            ),
+            "influence": D(
+                "each >= 0 (Leqi et al. 2021: exposure influence λ_k)", [0.4, 0.2], [-0.1, 0.2]
+            ),
+            "sigma_z": D(SIGMA, 0.1, -0.1),
+            "sigma": D(SIGMA, 0.1, -0.1),
+            "lookahead": D("int >= 1 (w of the w-lookahead benchmark; 1 = greedy)", 2, 0, -1),
+        },
+    ),
+    **_entries(
+        "policy",
+        "rebounding-lookahead",
+        {"lookahead": D("int >= 1 (Leqi et al. 2021: w; 1 = greedy)", 2, 0, -1)},
+    ),
+    **_entries(
+        "policy",
+        "eep",
+        {
+            "explore": D(
+                "int >= 3 (consecutive pulls per arm for the least squares; our choice)", 4, 2, 0
+            ),
+            "lookahead": D("int >= 1 (Leqi et al. 2021: w)", 2, 0, -1),
+        },
+    ),
+    **_entries(
+        "environment",
         "blocking",
         {
             "means": D(
@@ -966,6 +1004,11 @@ DOMAINS: dict[tuple[str, str, str], Domain] = {
 
 #: Valid values of the parameters some components cannot do without.
 REQUIRED: dict[tuple[str, str], dict[str, Any]] = {
+    ("environment", "rebounding"): {
+        "base": [1.0, 0.8],
+        "retention": [0.5, 0.7],
+        "influence": [0.4, 0.2],
+    },
     ("environment", "blocking"): {"means": [0.9, 0.5], "delays": [2, 3]},
     ("environment", "bernoulli"): {"means": [0.2, 0.8]},
     ("environment", "gaussian"): {"means": [0.2, 0.8]},

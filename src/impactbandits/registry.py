@@ -66,6 +66,7 @@ ENVIRONMENTS: Mapping[str, str] = {
     "rotting": "impactbandits.envs.rotting:RottingBandit",
     "piecewise": "impactbandits.envs.piecewise:PiecewiseStationaryBandit",
     "blocking": "impactbandits.envs.blocking:BlockingBandit",
+    "rebounding": "impactbandits.envs.rebounding:ReboundingBandit",
 }
 
 ORACLES: Mapping[str, str] = {
@@ -77,6 +78,8 @@ ORACLES: Mapping[str, str] = {
     "best_arm_per_round": "impactbandits.oracles.restless:best_arm_per_round",
     "oracle_greedy": "impactbandits.oracles.blocking:oracle_greedy",
     "blocking_optimum": "impactbandits.oracles.blocking:blocking_optimum",
+    "rebounding_lookahead": "impactbandits.oracles.rebounding:rebounding_lookahead",
+    "rebounding_optimum": "impactbandits.oracles.rebounding:rebounding_optimum",
 }
 
 _TABLES = {"environment": ENVIRONMENTS, "policy": POLICIES, "oracle": ORACLES}

@@ -68,6 +68,8 @@ POLICIES: Mapping[str, str] = {
     "exp3-meta": "impactbandits.policies.impact:MetaEXP3",
     "one-hot": "impactbandits.policies.impact:OneHot",
     "ucb-greedy": "impactbandits.policies.blocking:UCBGreedy",
+    "rebounding-lookahead": "impactbandits.policies.rebounding:ReboundingLookahead",
+    "eep": "impactbandits.policies.rebounding:ExploreEstimatePlan",
 }
 
 #: What a policy's import path must name, checked before anything is called.

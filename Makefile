@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 DEMO_OUT ?= runs/demo
 
-.PHONY: demo test docs bench figures kernels ledger lint typecheck format clean clean-kernels
+.PHONY: demo test test-slow docs bench figures kernels ledger lint typecheck format clean clean-kernels
 
 $(VENV)/.installed-base: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,9 +31,14 @@ demo: $(VENV)/.installed-base
 	$(VENV)/bin/impactbandits reproduce lindner-fig1 --quick --out $(DEMO_OUT)
 
 ## test: create .venv with the dev extras, build the kernels and run the test suite (the
-## kernel tests run on both the ahead-of-time module and numba's JIT)
+## kernel tests run on both the ahead-of-time module and numba's JIT); the long statistical
+## checks marked `slow` are left to test-slow
 test: $(VENV)/.installed-dev kernels
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not slow"
+
+## test-slow: only the long statistical and end-to-end checks (marked `slow`)
+test-slow: $(VENV)/.installed-dev kernels
+	$(PY) -m pytest -q -m slow
 
 $(VENV)/.installed-docs: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

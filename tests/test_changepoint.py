@@ -444,6 +444,7 @@ def _alarm_rounds(policy):
     return before, after
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "factory",
     [

@@ -130,6 +130,7 @@ def _rank_once(means, delta, d0, seed):
     return ranker.order, pulls
 
 
+@pytest.mark.slow
 def test_bandit_ranker_returns_the_correct_order_with_probability_1_minus_delta():
     means = [0.35, 0.95, 0.05, 0.65, 0.8, 0.2, 0.5]  # known gaps: 0.15 between neighbours
     truth = list(np.argsort(-np.array(means), kind="stable"))

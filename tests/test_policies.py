@@ -120,6 +120,7 @@ def test_best_fixed_arm_equals_brute_force_over_fixed_policies():
     np.testing.assert_allclose(optimum, fixed.max(axis=0), rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_ucb1_regret_grows_logarithmically():
     """Two Bernoulli arms 0.3/0.7 (Δ = 0.4), 200 seeds, T from 10² to 10⁵ in one anytime run.
 
@@ -148,6 +149,7 @@ def test_ucb1_regret_grows_logarithmically():
     assert slope > 0 and r2 >= 0.98, (slope, r2)
 
 
+@pytest.mark.slow
 def test_exp3_stays_finite_at_one_million_rounds():
     """T = 10⁶ with the horizon-tuned γ: no overflow, finite weights, and the expected regret
     below Auer et al.'s Corollary 3.2 bound 2√(e−1)·√(T K ln K) ≈ 3085 (K = 2)."""

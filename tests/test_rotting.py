@@ -232,6 +232,7 @@ def _fewa_bound(sigma, k, horizon, decay):
     return 13 * sigma * (math.sqrt(k * horizon) + k) * math.sqrt(math.log(horizon)) + k * decay
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mu", [1.0, 5.0])
 def test_fewa_and_raw_ucb_stay_below_the_bound(mu):
     # two arms (their Fig. 1): μ for T/4 + 1 pulls, then −μ, against 0; σ = 1, T = 10⁴; mean

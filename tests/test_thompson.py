@@ -51,6 +51,7 @@ def test_thompson_equals_its_plain_reference(fast, slow, env):
     np.testing.assert_array_equal(a.reward, b.reward)
 
 
+@pytest.mark.slow
 def test_thompson_regret_is_logarithmic_and_near_the_lai_robbins_rate():
     """Two Bernoulli arms 0.3/0.7, 100 seeds, T from 10² to 10⁴ (one anytime run). Agrawal &
     Goyal (2012) and Kaufmann, Korda & Munos (2012): TS is asymptotically optimal, regret

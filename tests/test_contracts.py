@@ -13,6 +13,7 @@ from impactbandits.envs.impact import ImpactBandit
 from impactbandits.envs.opportunity import OpportunityBandit
 from impactbandits.envs.piecewise import PiecewiseStationaryBandit
 from impactbandits.envs.rebounding import ReboundingBandit
+from impactbandits.envs.recovering import RecoveringBandit
 from impactbandits.envs.rested import (
     ConstantBandit,
     DecreasingBandit,
@@ -113,6 +114,7 @@ ENV_FACTORIES = {
         sigma=0.1,
         reveal_parameters=True,
     ),
+    "recovering": lambda: RecoveringBandit(n_arms=3, z_max=6, lengthscale=2.0, lookahead=2),
 }
 
 
@@ -141,6 +143,8 @@ POLICY_ENVS = {
     "ucb-greedy": ["blocking"],
     "rebounding-lookahead": ["rebounding"],
     "eep": ["rebounding"],
+    "rgp-ucb": ["recovering"],
+    "rgp-ts": ["recovering"],
 }
 
 

@@ -38,7 +38,7 @@ from .test_contracts import ENV_FACTORIES, POLICY_ENVS, POLICY_PARAMS, _const_op
 #: Policies that draw random numbers (with their default parameters).
 RANDOMISED = {
     "exp3", "epsilon-greedy", "r-exp3", "exp3-meta", "thompson", "thompson-gaussian", "d-ts",
-    "sw-ts", "exp3s", "ser4", "cusum-ucb",
+    "sw-ts", "exp3s", "ser4", "cusum-ucb", "rgp-ts",
 }  # fmt: skip
 #: Composite policies whose declaration follows the policy they run.
 COMPOSITE_CASES = [
@@ -208,6 +208,8 @@ ENV_CASES: list[tuple[str, dict[str, Any] | None, bool]] = [
         },
         False,
     ),
+    ("recovering", {"values": [[0.1, 0.5, 0.9], [0.6, 0.6, 0.7]], "sigma": 0.0}, True),
+    ("recovering", {"n_arms": 3, "z_max": 5, "lookahead": 2}, False),
     ("blocking", {"means": [0.9, 0.5, 0.3], "delays": [3, 2, 1]}, False),
     (
         "blocking",

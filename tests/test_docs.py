@@ -32,12 +32,12 @@ from .test_readme import FENCE, FILE_HEADER, TIMEOUT, _venv
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-GENERATED = ("fidelity.md", "rested-benchmark.md")
+GENERATED = ("fidelity.md", "rested-benchmark.md", "benchmark.md")
 PAGES = sorted(
     p for p in DOCS.rglob("*.md") if p.name not in GENERATED and "fidelity" not in p.parts
 )
 #: Registered figures that are not a paper's (no paper page shows them).
-NOT_PAPERS = {"demo-stationary", "rested-benchmark"}
+NOT_PAPERS = {"demo-stationary", "rested-benchmark", "benchmark"}
 #: The site build: ~15 s with the tutorials executed, ~4 s when their outputs are cached.
 BUILD_TIMEOUT = 300
 

@@ -48,6 +48,7 @@ SMALL: dict[str, dict[str, Any]] = {
         "sigma": 0.1,
     },
     "blocking": {"means": [0.9, 0.5, 0.3], "delays": [3, 2, 1]},
+    "recovering": {"n_arms": 3, "z_max": 6, "lengthscale": 2.0},
     "bernoulli": {"means": [0.1, 0.9, 0.5]},
     "gaussian": {"n_arms": 4, "sigma": 0.3},
     "rested": {"curves": [[0.1, 0.5, 0.9] * 20, [0.4] * 60], "noise": "beta", "sigma": 0.1},

@@ -74,6 +74,12 @@ METELLI = {
     "alpha": D("α > 0 (Metelli et al. 2022: δ_t = t^-α must fall below 1)", 4.0, 0.0, -1.0),
     "sigma": D("σ > 0 (Metelli et al. 2022: sub-Gaussian proxy of the width)", 0.1, 0.0, -0.1),
 }
+RECOVERING_POLICY = {
+    "lookahead": D("int >= 1 (Pike-Burke & Grünewälder 2019: the d of dRGP-UCB/TS)", 2, 0, -1),
+    "lengthscale": D("ℓ > 0 (SE kernel; None: the environment's)", 2.0, 0.0, -1.0),
+    "kernel_variance": D("v > 0 (SE kernel; None: the environment's)", 2.0, 0.0, -1.0),
+    "noise": D("σ > 0 (GP noise; None: the environment's σ)", 0.1, 0.0, -0.1),
+}
 ROTTING_POLICY = {
     "alpha": D("α > 0 (Seznec et al. 2019/2020: δ_t = t^-α)", 0.06, 0.0, -1.0),
     "sigma": D("σ > 0 (Seznec et al.: sub-Gaussian noise level of the widths)", 1.0, 0.0, -1.0),
@@ -136,6 +142,37 @@ DOMAINS: dict[tuple[str, str, str], Domain] = {
             "lookahead": D("int >= 1 (Leqi et al. 2021: w)", 2, 0, -1),
         },
     ),
+    **_entries(
+        "environment",
+        "recovering",
+        {
+            "values": U(
+                "finite reals, one row of z_max + 1 >= 2 per arm (Pike-Burke & Grünewälder "
+                "2019: f_i(z), z = 0..z_max)",
+                [[0.1, 0.5], [0.2, 0.3]],
+                [[float("inf"), 0.5]],
+                [[0.1, 0.2], [0.3]],
+                [[0.1]],
+                [],
+                n_arms=None,
+                z_max=None,
+            ),
+            "n_arms": D("int >= 1 (meaning: number of arms)", 3, 0, -1),
+            "z_max": D("int >= 1 (authors' code: maxwait = 30, z in 0..z_max)", 5, 0, -1),
+            "sigma": D(SIGMA, 0.1, -0.1),
+            "initial_z": D("int in 0..z_max (authors' code: zinit = 0)", 2, -1, 5),
+            "lengthscale": D("ℓ > 0 (SE kernel lengthscale; authors: 0.5, 2, 5)", 2.0, 0.0, -1.0),
+            "kernel_variance": D("v > 0 (SE kernel variance; authors: 1)", 2.0, 0.0, -1.0),
+            "instance_seed": D(
+                "int in [0, 2^32) (NumPy's legacy RandomState; authors: 5389)", 3, -1, 2**32
+            ),
+            "lookahead": D(
+                "int >= 1, K^d <= 10^6 (d of the d-step lookahead benchmark)", 2, 0, -1, 30
+            ),
+        },
+    ),
+    **_entries("policy", "rgp-ucb", RECOVERING_POLICY),
+    **_entries("policy", "rgp-ts", RECOVERING_POLICY),
     **_entries(
         "environment",
         "blocking",
@@ -1010,6 +1047,7 @@ REQUIRED: dict[tuple[str, str], dict[str, Any]] = {
         "influence": [0.4, 0.2],
     },
     ("environment", "blocking"): {"means": [0.9, 0.5], "delays": [2, 3]},
+    ("environment", "recovering"): {"n_arms": 2, "z_max": 4},
     ("environment", "bernoulli"): {"means": [0.2, 0.8]},
     ("environment", "gaussian"): {"means": [0.2, 0.8]},
     ("environment", "rested"): {"curves": [[0.1, 0.5, 0.9], [0.3, 0.3, 0.3]]},

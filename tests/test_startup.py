@@ -45,6 +45,7 @@ WORK_MODULES = frozenset(
 KNOWN: dict[str, frozenset[str]] = {
     "lindner-fico": frozenset({"pandas", "pyarrow"}),
     "rested-benchmark": frozenset({"pandas", "pyarrow"}),
+    "benchmark": frozenset({"pandas", "pyarrow"}),
 }
 
 #: Runs each argument list as ``python -m impactbandits ARGS`` would, in one interpreter, then

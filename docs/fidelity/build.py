@@ -25,6 +25,7 @@ PAPERS = (
     "rotting",
     "piecewise",
     "basu",
+    "leqi",
     "demo",
     "benchmark",
 )

@@ -67,6 +67,7 @@ ENVIRONMENTS: Mapping[str, str] = {
     "piecewise": "impactbandits.envs.piecewise:PiecewiseStationaryBandit",
     "blocking": "impactbandits.envs.blocking:BlockingBandit",
     "rebounding": "impactbandits.envs.rebounding:ReboundingBandit",
+    "recovering": "impactbandits.envs.recovering:RecoveringBandit",
 }
 
 ORACLES: Mapping[str, str] = {
@@ -80,6 +81,8 @@ ORACLES: Mapping[str, str] = {
     "blocking_optimum": "impactbandits.oracles.blocking:blocking_optimum",
     "rebounding_lookahead": "impactbandits.oracles.rebounding:rebounding_lookahead",
     "rebounding_optimum": "impactbandits.oracles.rebounding:rebounding_optimum",
+    "recovering_lookahead": "impactbandits.oracles.recovering:recovering_lookahead",
+    "recovering_optimum": "impactbandits.oracles.recovering:recovering_optimum",
 }
 
 _TABLES = {"environment": ENVIRONMENTS, "policy": POLICIES, "oracle": ORACLES}

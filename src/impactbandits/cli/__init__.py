@@ -1,4 +1,5 @@
-"""Command-line interface: ``impactbandits run | reproduce | report | export | list | describe``.
+"""Command-line interface: ``impactbandits run | reproduce | benchmark | report | export | list |
+describe``.
 
 Bad input (a spec error, an unknown name, an unusable output directory) prints one line,
 ``error: <field>: <what is allowed>``, and exits with status 2 — no traceback, nothing stored is
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import click
+
+from impactbandits.cli import benchmark as _benchmark
 
 # every error as one line and an exit status (moved from this module to .guards)
 from impactbandits.cli.guards import _POSITIVE, _Group, _guard, _store_messages
@@ -201,8 +204,8 @@ def reproduce(
     """Reproduce a registered paper figure (NAME from `impactbandits list figures`) and write
     its report.
 
-    On 2 cores with the compiled loops, a figure takes 2 to 328 CPU seconds at full paper scale
-    (816 CPU s, about 8 min, for all 23 registered figures) and a few seconds with --quick;
+    On 2 cores with the compiled loops, a figure takes 2 to 416 CPU seconds at full paper scale
+    (1,269 CPU s, about 13 min, for all 25 registered figures) and a few seconds with --quick;
     `impactbandits describe NAME` shows a figure's size. Interrupted runs resume where they
     stopped."""
     from impactbandits.experiments.figures import get_figure
@@ -362,6 +365,9 @@ def describe(kind: str) -> None:
     from impactbandits.describe import describe as text
 
     click.echo(text(kind, width=min(shutil.get_terminal_size((100, 24)).columns, 100) - 2))
+
+
+_benchmark.register(cli, _run_options, _guard, _store_messages)
 
 
 #: Thread pools of the BLAS libraries NumPy and SciPy load, capped at one thread unless the user

@@ -108,7 +108,9 @@ FIGURES: Mapping[str, str] = {
     "rotting-smooth": "impactbandits.experiments.papers.rotting:SMOOTH",
     "piecewise-stationary": "impactbandits.experiments.papers.piecewise:FIGURE",
     "rested-benchmark": "impactbandits.experiments.papers.rested_benchmark:BENCHMARK",
+    "benchmark": "impactbandits.experiments.papers.benchmark:BENCHMARK",
     "basu-blocking": "impactbandits.experiments.papers.basu:BLOCKING",
+    "leqi-rebounding": "impactbandits.experiments.papers.leqi:REBOUNDING",
 }
 
 

@@ -1,5 +1,6 @@
-"""Leaderboards across environment families: per family, mean per-step policy regret at each
-horizon with confidence intervals, ranks, and an overall rank table (``rested-benchmark``).
+"""Leaderboards across settings: per setting ("family"), mean per-step policy regret at each
+horizon with confidence intervals, ranks by paired comparisons, and an overall rank table
+(``benchmark``, and its rested view ``rested-benchmark``).
 
 Environment labels carry their family as a prefix, ``"<family> / <name>"``
 (:data:`FAMILY_SEPARATOR`). For one family, horizon and policy, a replication's score is its
@@ -7,9 +8,12 @@ per-step policy regret averaged over the family's environments (seed ``s`` of ev
 environment: the environments of a family are weighted equally), and the family's entry is the
 mean over replications with a Student-t interval
 (:func:`~impactbandits.metrics.confidence_halfwidth`).
-Policies are ranked per (family, horizon) by that mean (1 = lowest regret; ties share the
-average rank); the overall table averages each policy's ranks over the families, per horizon.
-A policy that did not run on every environment of a family gets no entry there (and no rank).
+Policies are ranked per (family, horizon) by paired comparisons of those per-seed scores
+(:mod:`~impactbandits.experiments.paired_ranks`: policies that no significant paired difference
+separates share a rank), over the seeds every ranked policy has; ``seeds_needed`` says after
+how many seeds the ranking settled. The overall table averages each policy's ranks over the
+families, per horizon. A policy that did not run on every environment of a family gets no entry
+there (and no rank).
 """
 
 from __future__ import annotations
@@ -23,12 +27,16 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "ALPHA",
     "FAMILY_SEPARATOR",
     "LEADERBOARD_COLUMNS",
+    "PAIR_COLUMNS",
     "family_of",
     "leaderboard",
+    "pairs",
     "plot_ranks",
     "rank_table",
+    "seed_scores",
     "to_markdown",
     "write_leaderboard",
 ]
@@ -45,7 +53,24 @@ LEADERBOARD_COLUMNS = (
     "seeds",
     "environments",
     "rank",
+    "seeds_needed",
 )
+#: Columns of ``pairs.csv``: every paired comparison behind the ranks (``a`` minus ``b``).
+PAIR_COLUMNS = (
+    "family",
+    "horizon",
+    "policy_a",
+    "policy_b",
+    "mean_difference",
+    "ci_low",
+    "ci_high",
+    "seeds",
+    "p_value",
+    "p_holm",
+    "significant",
+)
+#: Family-wise error level of the paired comparisons.
+ALPHA = 0.05
 
 
 def family_of(label: str) -> str:
@@ -54,95 +79,182 @@ def family_of(label: str) -> str:
     return label.split(FAMILY_SEPARATOR, 1)[0]
 
 
-def leaderboard(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """The per-(family, horizon, policy) leaderboard of a tidy table (module docstring)."""
-    import pandas as pd
-
-    from impactbandits.metrics import confidence_halfwidth
-
+def seed_scores(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (family, horizon, policy, seed), the mean per-step policy regret over the family's
+    environments (column ``score``), for the policies that ran on all of them; from the final
+    rows (``time == horizon``) of a tidy table."""
     final = table[(table["time"] == table["horizon"]) & table["per_step_regret"].notna()]
-    final = final.assign(family=final["environment"].astype(str).map(family_of))
+    final = final.assign(
+        family=final["environment"].astype(str).map(family_of),
+        policy=final["policy"].astype(str),
+    )
     env_count = final.groupby("family", observed=True)["environment"].nunique()
     per_seed = (
         final.groupby(["family", "horizon", "policy", "seed"], observed=True)
         .agg(score=("per_step_regret", "mean"), environments=("environment", "nunique"))
         .reset_index()
     )
+    complete = per_seed["environments"] == per_seed["family"].map(env_count)
+    return per_seed[complete].reset_index(drop=True)
+
+
+def _paired(group: pd.DataFrame) -> tuple[pd.DataFrame, Any]:
+    """The policy × seed matrix over the seeds every policy has, and its paired ranking."""
+    from impactbandits.experiments.paired_ranks import paired_ranking
+
+    wide = group.pivot_table(index="policy", columns="seed", values="score", observed=True)
+    wide = wide.dropna(axis=1).sort_index()
+    if wide.shape[1] == 0:  # no seed common to every policy: rank on each one's own mean
+        wide = group.groupby("policy")["score"].mean().to_frame()
+    return wide, paired_ranking(wide.to_numpy(dtype=float), ALPHA)
+
+
+def leaderboard(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """The per-(family, horizon, policy) leaderboard of a tidy table (module docstring)."""
+    import pandas as pd
+
+    from impactbandits.metrics import confidence_halfwidth
+
+    scores = seed_scores(table)
+    env_count = scores.groupby("family")["environments"].max()
     rows: list[dict[str, Any]] = []
-    # (pandas-stubs type the group keys as Hashable: family is a str, horizon an integer)
-    for (family, horizon, policy), group in per_seed.groupby(
-        ["family", "horizon", "policy"], observed=True, sort=True
-    ):
-        complete = group[group["environments"] == env_count[family]]  # type: ignore[call-overload]
-        if complete.empty:
-            continue
-        scores = complete["score"].to_numpy(dtype=float)
-        half = confidence_halfwidth(scores, level) if scores.size > 1 else float("nan")
-        mean = float(scores.mean())
-        rows.append(
-            {
-                "family": family,
-                "horizon": int(horizon),  # type: ignore[call-overload]
-                "policy": str(policy),
-                "per_step_regret": mean,
-                "ci_low": mean - half,
-                "ci_high": mean + half,
-                "seeds": int(scores.size),
-                "environments": int(env_count[family]),  # type: ignore[call-overload]
-            }
-        )
-    out = pd.DataFrame(rows, columns=[c for c in LEADERBOARD_COLUMNS if c != "rank"])
-    out["rank"] = out.groupby(["family", "horizon"])["per_step_regret"].rank(method="average")
+    for (family, horizon), group in scores.groupby(["family", "horizon"], sort=True):
+        wide, ranking = _paired(group)
+        rank_of = dict(zip(wide.index, ranking.ranks, strict=True))
+        for policy, own in group.groupby("policy", sort=True):
+            values = own["score"].to_numpy(dtype=float)
+            half = confidence_halfwidth(values, level) if values.size > 1 else float("nan")
+            mean = float(values.mean())
+            rows.append(
+                {
+                    "family": family,
+                    "horizon": int(horizon),  # type: ignore[call-overload]
+                    "policy": str(policy),
+                    "per_step_regret": mean,
+                    "ci_low": mean - half,
+                    "ci_high": mean + half,
+                    "seeds": int(values.size),
+                    "environments": int(env_count[family]),  # type: ignore[call-overload]
+                    "rank": int(rank_of[policy]),
+                    "seeds_needed": int(ranking.seeds_needed),
+                }
+            )
+    out = pd.DataFrame(rows, columns=list(LEADERBOARD_COLUMNS))
     return out.sort_values(["family", "horizon", "rank", "policy"], ignore_index=True)
 
 
+def pairs(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """Every paired comparison behind :func:`leaderboard`'s ranks (:data:`PAIR_COLUMNS`): the
+    mean per-seed difference ``a − b`` with its Student-t interval, the paired t-test's p-value,
+    Holm's adjusted p-value and whether it is significant at :data:`ALPHA`."""
+    import pandas as pd
+
+    from impactbandits.metrics import confidence_halfwidth
+
+    rows: list[dict[str, Any]] = []
+    for (family, horizon), group in seed_scores(table).groupby(["family", "horizon"], sort=True):
+        wide, ranking = _paired(group)
+        values = wide.to_numpy(dtype=float)
+        names = list(wide.index)
+        for a in range(len(names)):
+            for b in range(a + 1, len(names)):
+                diff = values[a] - values[b]
+                half = confidence_halfwidth(diff, level) if diff.size > 1 else float("nan")
+                mean = float(ranking.mean_difference[a, b])
+                rows.append(
+                    {
+                        "family": family,
+                        "horizon": int(horizon),  # type: ignore[call-overload]
+                        "policy_a": names[a],
+                        "policy_b": names[b],
+                        "mean_difference": mean,
+                        "ci_low": mean - half,
+                        "ci_high": mean + half,
+                        "seeds": int(diff.size),
+                        "p_value": float(ranking.p_value[a, b]),
+                        "p_holm": float(ranking.p_holm[a, b]),
+                        "significant": bool(ranking.significant[a, b]),
+                    }
+                )
+    return pd.DataFrame(rows, columns=list(PAIR_COLUMNS))
+
+
 def rank_table(board: pd.DataFrame) -> pd.DataFrame:
-    """Policies × (horizon, family) ranks with the mean rank per horizon, best first (by the
-    mean rank at the longest horizon)."""
+    """Policies × (horizon, family) ranks with, per horizon, the number of families the policy
+    is ranked in and its mean rank over them. Mean ranks compare only policies ranked in the
+    same families, so the rows are ordered by that number (most first), then by the mean rank
+    at the longest horizon."""
     wide = board.pivot_table(index="policy", columns=["horizon", "family"], values="rank")
-    means = board.groupby(["policy", "horizon"])["rank"].mean().unstack("horizon")
+    grouped = board.groupby(["policy", "horizon"])["rank"]
+    means, counts = grouped.mean().unstack("horizon"), grouped.count().unstack("horizon")
     for horizon in means.columns:
+        wide[(horizon, "families")] = counts[horizon]
         wide[(horizon, "mean rank")] = means[horizon]
     wide = wide.sort_index(axis=1, level=0, sort_remaining=False)
     longest = max(means.columns)
-    return wide.sort_values((longest, "mean rank"))
+    order = np.lexsort(
+        (wide[(longest, "mean rank")].to_numpy(), -wide[(longest, "families")].to_numpy())
+    )
+    return wide.iloc[order]
 
 
 def _number(value: float) -> str:
-    return "–" if not np.isfinite(value) else f"{value:.4f}"
+    """Three significant digits: per-step regrets span 1e-16 (rounding) to 1."""
+    return "–" if not np.isfinite(value) else f"{value:.3g}"
 
 
-def to_markdown(board: pd.DataFrame, title: str = "Rested-bandit benchmark") -> str:
-    """The leaderboard as Markdown: the overall rank table, then one table per family."""
+#: What the regret of the rested families is measured against.
+EXACT_REGRET = "regret against the exact optimal policy"
+
+
+def to_markdown(
+    board: pd.DataFrame, title: str = "Rested-bandit benchmark", against: str = EXACT_REGRET
+) -> str:
+    """The leaderboard as Markdown: the overall rank table, then one table per family
+    (``against``: what the regret is measured against, a phrase for the introduction)."""
     import pandas as pd
+
+    from impactbandits.experiments.paired_ranks import METHOD
 
     ranks = rank_table(board)
     horizons = sorted(board["horizon"].unique())
     families = sorted(board["family"].unique())
     lines = [f"# {title}", ""]
     lines += [
-        "Mean per-step policy regret (regret against the exact optimal policy, divided by the "
-        "horizon T) at each horizon, with 95% confidence intervals over replications; ranks "
-        "per family and horizon (1 = lowest regret) and their mean over families.",
+        f"Mean per-step policy regret ({against}, divided by the horizon T) at each horizon, "
+        "with 95% confidence intervals over replications; ranks per family and horizon "
+        "(1 = lowest regret) and their mean over the families where the policy ran (rows "
+        "ordered by how many families that is: mean ranks compare like with like). Ranking: "
+        + METHOD.format(alpha=ALPHA)
+        + ' (every comparison is in pairs.csv). "seeds needed": after how many seeds the '
+        "ranking stopped changing.",
         "",
         "## Overall ranks",
         "",
     ]
     for horizon in horizons:
         lines += [f"**T = {horizon:,}**", ""]
-        header = ["policy", *families, "mean rank"]
+        header = ["policy", *families, "families", "mean rank"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        order = ranks[(horizon, "mean rank")].sort_values().index
-        for policy in order:
+        ranked = ranks[ranks[(horizon, "mean rank")].notna()]
+        order = np.lexsort(
+            (ranked[(horizon, "mean rank")].to_numpy(), -ranked[(horizon, "families")].to_numpy())
+        )
+        for policy in ranked.index[order]:
             cells = [ranks.get((horizon, f), pd.Series(dtype=float)).get(policy) for f in families]
             text = ["–" if c is None or pd.isna(c) else f"{c:g}" for c in cells]
             mean = ranks.loc[policy, (horizon, "mean rank")]
-            lines.append(f"| {policy} | " + " | ".join(text) + f" | {mean:.2f} |")
+            count = int(ranks.loc[policy, (horizon, "families")])
+            lines.append(f"| {policy} | " + " | ".join(text) + f" | {count} | {mean:.2f} |")
         lines.append("")
     for family in families:
         part = board[board["family"] == family]
         count = int(part["environments"].iloc[0])
-        lines += [f"## {family}", "", f"{count} environment(s).", ""]
+        settled = ", ".join(
+            f"{int(g['seeds_needed'].iloc[0])} of {int(g['seeds'].max())} at T = {h:,}"
+            for h, g in part.groupby("horizon", sort=True)
+        )
+        lines += [f"## {family}", "", f"{count} environment(s); seeds needed: {settled}.", ""]
         lines += ["| policy | " + " | ".join(f"T = {h:,}" for h in horizons) + " |"]
         lines.append("|---|" + "---|" * len(horizons))
         for policy in part.sort_values(["horizon", "rank"])["policy"].unique():
@@ -177,9 +289,10 @@ def plot_ranks(board: pd.DataFrame, ax: Any, horizon: int) -> Any:
     return image
 
 
-def write_leaderboard(table: pd.DataFrame, run_dir: str | Path) -> list[Path]:
-    """``leaderboard.csv``, ``ranks.csv`` and ``leaderboard.md`` in ``run_dir``, and a rank
-    heat map per horizon in ``figures/paper/``; returns the PNG paths."""
+def write_leaderboard(table: pd.DataFrame, run_dir: str | Path, **markdown: str) -> list[Path]:
+    """``leaderboard.csv``, ``pairs.csv``, ``ranks.csv`` and ``leaderboard.md`` (``markdown``:
+    :func:`to_markdown`'s ``title`` and ``against``) in ``run_dir``, and a rank heat map per
+    horizon in ``figures/paper/``; returns the PNG paths."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -194,7 +307,8 @@ def write_leaderboard(table: pd.DataFrame, run_dir: str | Path) -> list[Path]:
     # (horizon, name) pairs: rank_table's columns are a MultiIndex, typed by pandas-stubs as str
     ranks.columns = [f"T={h} {name}" for h, name in ranks.columns]  # type: ignore[str-unpack]
     ranks.to_csv(run_dir / "ranks.csv")
-    (run_dir / "leaderboard.md").write_text(to_markdown(board), encoding="utf-8")
+    pairs(table).to_csv(run_dir / "pairs.csv", index=False)
+    (run_dir / "leaderboard.md").write_text(to_markdown(board, **markdown), encoding="utf-8")
     paths = []
     for horizon in sorted(board["horizon"].unique()):
         fig, ax = plt.subplots(figsize=(8, 5), layout="constrained")

@@ -70,6 +70,8 @@ POLICIES: Mapping[str, str] = {
     "ucb-greedy": "impactbandits.policies.blocking:UCBGreedy",
     "rebounding-lookahead": "impactbandits.policies.rebounding:ReboundingLookahead",
     "eep": "impactbandits.policies.rebounding:ExploreEstimatePlan",
+    "rgp-ucb": "impactbandits.policies.recovering:RGPUCB",
+    "rgp-ts": "impactbandits.policies.recovering:RGPTS",
 }
 
 #: What a policy's import path must name, checked before anything is called.

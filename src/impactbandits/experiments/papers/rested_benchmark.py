@@ -1,5 +1,8 @@
 """``rested-benchmark``: every rested-bandit algorithm of the library on every rested family,
-with exact policy regret, summarised as a leaderboard (issue 15, item 5).
+with exact policy regret, summarised as a leaderboard (issue 15, item 5). Since issue 30 it is
+the view of ``benchmark`` (:mod:`impactbandits.experiments.papers.benchmark`) on these
+families: this module defines their environments and specialists, the benchmark adds the
+general baselines it runs on every setting with discrete arms.
 
 Families (environment labels ``"<family> / <name>"``, see
 :mod:`impactbandits.experiments.leaderboard`), Gaussian reward noise σ = :data:`SIGMA` on the
@@ -26,8 +29,9 @@ told σ = 0.05 (the noise of every family but rising). Every policy runs on ever
 elsewhere).
 
 Horizons T = 2,000 and 10,000 with 30 replications (``--quick``: T = 300 and 1,000, 3
-replications). The leaderboard (``leaderboard.csv``, ``ranks.csv``, ``leaderboard.md`` and rank
-heat maps) is written by the figure's renderer.
+replications). The benchmark adds MOSS to the baselines above. The leaderboard
+(``leaderboard.csv``, ``pairs.csv``, ``ranks.csv``, ``leaderboard.md`` and rank heat maps) is
+written by the figure's renderer.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from impactbandits.experiments.figures import Figure, quick_name
+from impactbandits.experiments.figures import Figure
 from impactbandits.experiments.leaderboard import FAMILY_SEPARATOR
 from impactbandits.experiments.papers.rested_benchmark_claims import BENCHMARK_CLAIMS
 
@@ -176,17 +180,11 @@ def policies(envs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def build(quick: bool) -> ExperimentSpec:
-    from impactbandits.experiments.spec import ExperimentSpec
+    """The view of ``benchmark`` on the rested families: the same environments, algorithms,
+    horizons and seeds (so the same cells and numbers), under its own name."""
+    from impactbandits.experiments.papers.benchmark import RESTED, spec
 
-    horizons = HORIZONS[1] if quick else HORIZONS[0]
-    envs = environments(max(horizons))
-    return ExperimentSpec.create(
-        name=quick_name("rested-benchmark", quick),
-        environments=envs,
-        policies=policies(envs),
-        horizons=list(horizons),
-        seeds=SEEDS[1] if quick else SEEDS[0],
-    )
+    return spec(quick, RESTED, name="rested-benchmark")
 
 
 def render(run_dir: Path) -> list[Path]:

@@ -26,6 +26,7 @@ PAPERS = (
     "piecewise",
     "basu",
     "leqi",
+    "pikeburke",
     "demo",
     "benchmark",
 )

@@ -205,7 +205,7 @@ def reproduce(
     its report.
 
     On 2 cores with the compiled loops, a figure takes 2 to 416 CPU seconds at full paper scale
-    (1,269 CPU s, about 13 min, for all 25 registered figures) and a few seconds with --quick;
+    (1,429 CPU s, about 15 min, for all 26 registered figures) and a few seconds with --quick;
     `impactbandits describe NAME` shows a figure's size. Interrupted runs resume where they
     stopped."""
     from impactbandits.experiments.figures import get_figure

@@ -109,6 +109,7 @@ FIGURES: Mapping[str, str] = {
     "piecewise-stationary": "impactbandits.experiments.papers.piecewise:FIGURE",
     "rested-benchmark": "impactbandits.experiments.papers.rested_benchmark:BENCHMARK",
     "benchmark": "impactbandits.experiments.papers.benchmark:BENCHMARK",
+    "pikeburke-recovering": "impactbandits.experiments.papers.pikeburke:RECOVERING",
     "basu-blocking": "impactbandits.experiments.papers.basu:BLOCKING",
     "leqi-rebounding": "impactbandits.experiments.papers.leqi:REBOUNDING",
 }

@@ -307,11 +307,8 @@ def policies(envs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if family in RESTED or SETTINGS.get(family, (None, False))[1]
         for label in labels
     ]
-    baseline_kinds = {b["kind"] for b in BASELINES}
     if rested_envs:
         for entry in rested.policies(rested_envs):
-            if entry["kind"] in baseline_kinds:
-                continue  # below, on every discrete setting
             only = entry.get("environments", [e["label"] for e in rested_envs])
             out.append({**entry, "environments": only})
     for family, specialists in SPECIALISTS.items():

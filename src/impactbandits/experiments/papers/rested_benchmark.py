@@ -29,7 +29,8 @@ told σ = 0.05 (the noise of every family but rising). Every policy runs on ever
 elsewhere).
 
 Horizons T = 2,000 and 10,000 with 30 replications (``--quick``: T = 300 and 1,000, 3
-replications). The benchmark adds MOSS to the baselines above. The leaderboard
+replications). The general baselines (SW-UCB to greedy above, and MOSS) are the benchmark's
+(:data:`impactbandits.experiments.papers.benchmark.BASELINES`). The leaderboard
 (``leaderboard.csv``, ``pairs.csv``, ``ranks.csv``, ``leaderboard.md`` and rank heat maps) is
 written by the figure's renderer.
 """
@@ -153,7 +154,9 @@ def _sigma(entry: dict[str, Any]) -> float:
 
 
 def policies(envs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The benchmark's algorithms; SPO gets one entry per noise level (SPO-δ needs σ)."""
+    """The algorithms made for rested bandits (the benchmark adds its general baselines, SW-UCB,
+    D-UCB, EXP3, R-EXP3, UCB1, KL-UCB, TS, greedy and MOSS); SPO gets one entry per noise level
+    (SPO-δ needs σ)."""
     out: list[dict[str, Any]] = []
     by_sigma: dict[float, list[str]] = {}
     for env in envs:
@@ -167,14 +170,6 @@ def policies(envs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         {"kind": "r-ed-ucb", "label": "R-ed-UCB"},
         {"kind": "fewa", "label": "FEWA", "sigma": SIGMA},
         {"kind": "raw-ucb", "label": "RAW-UCB", "sigma": SIGMA},
-        {"kind": "sw-ucb", "label": "SW-UCB"},
-        {"kind": "d-ucb", "label": "D-UCB"},
-        {"kind": "exp3", "label": "EXP3"},
-        {"kind": "r-exp3", "label": "R-EXP3"},
-        {"kind": "ucb1", "label": "UCB1"},
-        {"kind": "kl-ucb", "label": "KL-UCB"},
-        {"kind": "thompson", "label": "TS"},
-        {"kind": "greedy", "label": "greedy"},
     ]
     return out
 

@@ -21,6 +21,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+#: The library's version, written only here: the build reads it from this line (pyproject.toml,
+#: ``[tool.setuptools.dynamic]``) into the package metadata, so ``impactbandits --version`` and
+#: ``importlib.metadata.version("impactbandits")`` agree with it.
 __version__ = "0.1.0"
 
 _EXPORTS = {

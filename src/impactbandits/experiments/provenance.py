@@ -1,6 +1,11 @@
 """What produced a run: library and dependency versions, the library's git commit, and one
 record per ``run`` session (start, end, wall and CPU seconds, backend, workers).
 
+The commit (:func:`library_commit`) is the library checkout's own when the library runs from its
+git checkout (an editable install: :func:`git_commit` asks git), else the one the build stamped
+into an installed copy (:func:`build_commit`: setup.py writes ``_build_info.py`` into the wheel,
+and into an sdist for the wheels built from it), else unknown.
+
 The runner appends a :class:`Session` to the store's ``meta`` table (key ``"sessions"``, a JSON
 list) after every call that touched the store, finished or interrupted; the report shows them.
 CPU seconds are the main process's plus what the workers (process backend or Dask cluster)
@@ -11,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import importlib
 import importlib.metadata
 import json
 import platform
@@ -22,7 +28,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEPENDENCIES", "Session", "SessionClock", "git_commit", "versions"]
+__all__ = [
+    "DEPENDENCIES",
+    "Session",
+    "SessionClock",
+    "build_commit",
+    "git_commit",
+    "library_commit",
+    "versions",
+]
+
+#: The module the build writes into an installed copy (absent from a source checkout).
+BUILD_INFO = "impactbandits.experiments._build_info"
 
 #: Packages whose versions are recorded (those installed).
 DEPENDENCIES = (
@@ -89,6 +106,26 @@ def git_commit(source: Path | None = None) -> str | None:
     return f"{commit}+dirty" if dirty else commit or None
 
 
+def build_commit(module: str = BUILD_INFO) -> str | None:
+    """The commit the build stamped into this installed copy (``+dirty`` if it was built from
+    uncommitted changes), or ``None``: a source checkout or editable install (never stamped),
+    or a copy built without git from a tree that had no stamp."""
+    try:
+        info = importlib.import_module(module)
+    except ImportError:
+        return None
+    commit = getattr(info, "COMMIT", None)
+    return commit if isinstance(commit, str) and commit else None
+
+
+def library_commit() -> str | None:
+    """The library's commit: its checkout's, read from git, when it runs from its own source
+    checkout (:func:`git_commit`; editable installs, so edits since the install count), else
+    the build's stamp (:func:`build_commit`), else ``None``. For an installed copy git is never
+    run: :func:`git_commit` recognises one from its path alone."""
+    return git_commit() or build_commit()
+
+
 def _cpu_seconds() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -113,7 +150,7 @@ class Session:
     """``"finished"``, ``"interrupted"`` or ``"failed"``."""
     host: str = field(default_factory=platform.node)
     versions: dict[str, str] = field(default_factory=versions)
-    commit: str | None = field(default_factory=git_commit)
+    commit: str | None = field(default_factory=library_commit)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -57,7 +57,7 @@ bench: $(VENV)/.installed-dev kernels
 	$(PY) benchmarks/run.py $(BENCH_FLAGS)
 
 ## figures: every registered figure at full paper scale, one after another; prints wall/CPU
-## seconds and peak memory per figure and the totals (runs kept in runs/full; ~15 min on 2 cores)
+## seconds and peak memory per figure and the totals (runs kept in runs/full; ~19 min on 2 cores)
 figures: $(VENV)/.installed-dev kernels
 	$(PY) benchmarks/fidelity/time_figures.py --out runs/full
 

@@ -204,8 +204,8 @@ def reproduce(
     """Reproduce a registered paper figure (NAME from `impactbandits list figures`) and write
     its report.
 
-    On 2 cores with the compiled loops, a figure takes 2 to 416 CPU seconds at full paper scale
-    (1,429 CPU s, about 15 min, for all 26 registered figures) and a few seconds with --quick;
+    On 2 cores with the compiled loops, a figure takes 2 to 886 CPU seconds at full paper scale
+    (1,937 CPU s, about 19 min, for all 26 registered figures) and a few seconds with --quick;
     `impactbandits describe NAME` shows a figure's size. Interrupted runs resume where they
     stopped."""
     from impactbandits.experiments.figures import get_figure

@@ -22,11 +22,12 @@ Patil et al.'s (2023) Algorithm 1, HKR (Heidari et al. 2016), R-ed-UCB (Metelli 
 SW-UCB and D-UCB (Garivier & Moulines 2011, Lindner et al.'s settings), EXP3 (γ tuned to the
 horizon) and Rexp3 (Besbes et al. 2014), UCB1, KL-UCB (Garivier & Cappé 2011), Thompson
 sampling (Agrawal & Goyal 2012, rewards in [0, 1] binarized) and greedy — each at its defaults.
-FEWA (Seznec et al. 2019) and RAW-UCB (Seznec et al. 2020) run at their experiments' α.
+FEWA (Seznec et al. 2019) and RAW-UCB (Seznec et al. 2020) run at their experiments' α, wSWA
+(Levine et al. 2017) at its defaults.
 :func:`environments` and :func:`policies` are the two places to extend. FEWA and RAW-UCB are
-told σ = 0.05 (the noise of every family but rising). Every policy runs on every environment
-(HKR and Patil's algorithm assume increasing rewards: the benchmark shows what they do
-elsewhere).
+told σ = 0.05 (the noise of every family but rising), and so is wSWA. Every policy runs on
+every environment (HKR and Patil's algorithm assume increasing rewards: the benchmark shows
+what they do elsewhere).
 
 Horizons T = 2,000 and 10,000 with 30 replications (``--quick``: T = 300 and 1,000, 3
 replications). The general baselines (SW-UCB to greedy above, and MOSS) are the benchmark's
@@ -170,6 +171,7 @@ def policies(envs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         {"kind": "r-ed-ucb", "label": "R-ed-UCB"},
         {"kind": "fewa", "label": "FEWA", "sigma": SIGMA},
         {"kind": "raw-ucb", "label": "RAW-UCB", "sigma": SIGMA},
+        {"kind": "swa", "label": "wSWA", "sigma": SIGMA},
     ]
     return out
 

@@ -37,6 +37,12 @@ def run_batch(
     )
 
 
+def actions_of(trajectory) -> np.ndarray:
+    """``(R, T)`` arm of every round, from the per-round cumulative pulls (every round a
+    checkpoint)."""
+    return np.argmax(np.diff(trajectory.pulls, axis=1, prepend=0.0), axis=2)
+
+
 class PerReplication(Policy):
     """A plain single-replication reference per replication (``factory(stream)``), each handed
     its own counter-based stream (its row of the batch's stream words): the references of the

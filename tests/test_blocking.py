@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 
-from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+from impactbandits.core import BatchRNG, EnvironmentRandom
 from impactbandits.core.policy import BatchedSimplePolicy
 from impactbandits.envs.blocking import BlockingBandit
 from impactbandits.errors import SpecError, SpecWarning
@@ -25,6 +25,7 @@ from impactbandits.policies.blocking import UCBGreedy
 from impactbandits.policies.classic import UCB1
 from impactbandits.testing import check_environment, check_policy
 from tests import reference_blocking as ref
+from tests.simulation import actions_of, run_batch
 
 TOL = 1e-9
 RATIO = 1 - 1 / math.e
@@ -37,22 +38,10 @@ def random_instances(count: int, seed: int, max_arms: int = 3, max_delay: int = 
         yield np.round(rng.random(k), 3), rng.integers(1, max_delay + 1, size=k)
 
 
-def run(policy, env, rounds, reps=(0, 1, 2), seed=7):
-    return simulate(
-        env,
-        policy,
-        rounds,
-        None,
-        np.arange(1, rounds + 1),
-        EnvironmentRandom(seed, 11, list(reps)),
-        BatchRNG.from_key(seed, (12,), list(reps)),
+def run(policy, env, rounds, reps=(0, 1, 2), seed=7, horizon=None):
+    return run_batch(
+        policy, env, rounds, reps=reps, seed=seed, env_key=11, policy_key=12, horizon=horizon
     )
-
-
-def actions_of(trajectory) -> np.ndarray:
-    """``(R, T)`` arm of every round, from the per-round cumulative pulls."""
-    pulls = np.diff(trajectory.pulls, axis=1, prepend=0.0)
-    return np.argmax(pulls, axis=2)
 
 
 def play_rounds(policy, env, rounds, reps, seed=7):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+from impactbandits.core import EnvironmentRandom
 from impactbandits.core.policy import BatchedSimplePolicy
 from impactbandits.envs.rebounding import ReboundingBandit
 from impactbandits.errors import SpecError
@@ -27,6 +27,7 @@ from impactbandits.policies.rebounding import (
 )
 from impactbandits.testing import check_environment, check_policy
 from tests import reference_rebounding as ref
+from tests.simulation import actions_of, run_batch
 
 TOL = 1e-9
 
@@ -44,20 +45,9 @@ def random_instances(count: int, seed: int, max_arms: int = 3, identical: bool =
 
 
 def run(policy, env, rounds, reps=(0, 1, 2), seed=7, horizon=None):
-    return simulate(
-        env,
-        policy,
-        rounds,
-        horizon,
-        np.arange(1, rounds + 1),
-        EnvironmentRandom(seed, 11, list(reps)),
-        BatchRNG.from_key(seed, (12,), list(reps)),
+    return run_batch(
+        policy, env, rounds, reps=reps, seed=seed, env_key=11, policy_key=12, horizon=horizon
     )
-
-
-def actions_of(trajectory) -> np.ndarray:
-    pulls = np.diff(trajectory.pulls, axis=1, prepend=0.0)
-    return np.argmax(pulls, axis=2)
 
 
 # --- the environment --------------------------------------------------------------------------

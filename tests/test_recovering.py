@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
+from impactbandits.core import EnvironmentRandom
 from impactbandits.core.policy import BatchedSimplePolicy
 from impactbandits.envs import BernoulliBandit
 from impactbandits.envs.recovering import RecoveringBandit
@@ -29,7 +29,7 @@ from impactbandits.policies.recovering import RGPTS, RGPUCB, ucb_beta
 from impactbandits.testing import check_environment, check_policy
 from tests import reference_recovering as ref
 
-from .simulation import PerReplication, run_batch
+from .simulation import PerReplication, actions_of, run_batch
 
 TOL = 1e-9
 TABLE = [[0.1, 0.4, 0.9, 1.0], [0.5, 0.6, 0.6, 0.7], [0.0, 0.2, 0.8, 0.8]]
@@ -43,14 +43,10 @@ def random_instances(count: int, seed: int):
         yield np.round(rng.normal(size=(k, z_max + 1)), 3).tolist(), int(rng.integers(0, z_max + 1))
 
 
-def run(policy, env, rounds, reps=(0, 1, 2), seed=7):
-    return simulate(env, policy, rounds, None, np.arange(1, rounds + 1),
-                    EnvironmentRandom(seed, 11, list(reps)),
-                    BatchRNG.from_key(seed, (12,), list(reps)))  # fmt: skip
-
-
-def actions_of(trajectory) -> np.ndarray:
-    return np.argmax(np.diff(trajectory.pulls, axis=1, prepend=0.0), axis=2)
+def run(policy, env, rounds, reps=(0, 1, 2), seed=7, horizon=None):
+    return run_batch(
+        policy, env, rounds, reps=reps, seed=seed, env_key=11, policy_key=12, horizon=horizon
+    )
 
 
 def gp_env(**extra):

@@ -216,7 +216,7 @@ def enter(
     command line passes its backend options)."""
     import pandas as pd
 
-    from impactbandits.experiments.leaderboard import leaderboard, pairs
+    from impactbandits.experiments.leaderboard import ranked
     from impactbandits.experiments.spec import ExperimentSpec
     from impactbandits.experiments.tidy import tidy_table
 
@@ -252,8 +252,7 @@ def enter(
     theirs = stored.table[stored.table["environment"].isin(labels)]
     theirs = theirs[theirs["seed"] < bench.seeds]
     table = pd.concat([theirs, mine], ignore_index=True).assign(time=lambda t: t["horizon"])
-    board = leaderboard(table)
-    every = pairs(table)
+    board, every = ranked(table)
     rows = []
     for _, pair in every.iterrows():
         if label not in (pair.policy_a, pair.policy_b):

@@ -36,6 +36,7 @@ __all__ = [
     "pairs",
     "plot_ranks",
     "rank_table",
+    "ranked",
     "seed_scores",
     "to_markdown",
     "write_leaderboard",
@@ -109,74 +110,102 @@ def _paired(group: pd.DataFrame) -> tuple[pd.DataFrame, Any]:
     return wide, paired_ranking(wide.to_numpy(dtype=float), ALPHA)
 
 
-def leaderboard(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """The per-(family, horizon, policy) leaderboard of a tidy table (module docstring)."""
-    import pandas as pd
-
+def _policy_rows(
+    key: tuple[str, int],
+    group: pd.DataFrame,
+    ranks: dict[str, int],
+    needed: int,
+    envs: int,
+    level: float,
+) -> list[dict[str, Any]]:
+    """The leaderboard rows of one (family, horizon)."""
     from impactbandits.metrics import confidence_halfwidth
+
+    rows = []
+    for policy, own in group.groupby("policy", sort=True):
+        values = own["score"].to_numpy(dtype=float)
+        half = confidence_halfwidth(values, level) if values.size > 1 else float("nan")
+        mean = float(values.mean())
+        rows.append(
+            {
+                "family": key[0],
+                "horizon": key[1],
+                "policy": str(policy),
+                "per_step_regret": mean,
+                "ci_low": mean - half,
+                "ci_high": mean + half,
+                "seeds": int(values.size),
+                "environments": envs,
+                "rank": int(ranks[str(policy)]),
+                "seeds_needed": needed,
+            }
+        )
+    return rows
+
+
+def _pair_rows(
+    key: tuple[str, int], wide: pd.DataFrame, ranking: Any, level: float
+) -> list[dict[str, Any]]:
+    """The paired comparisons of one (family, horizon), each pair once (``a`` before ``b``)."""
+    from impactbandits.metrics import confidence_halfwidth
+
+    values = wide.to_numpy(dtype=float)
+    names = [str(name) for name in wide.index]
+    rows = []
+    for a in range(len(names)):
+        for b in range(a + 1, len(names)):
+            diff = values[a] - values[b]
+            half = confidence_halfwidth(diff, level) if diff.size > 1 else float("nan")
+            mean = float(ranking.mean_difference[a, b])
+            rows.append(
+                {
+                    "family": key[0],
+                    "horizon": key[1],
+                    "policy_a": names[a],
+                    "policy_b": names[b],
+                    "mean_difference": mean,
+                    "ci_low": mean - half,
+                    "ci_high": mean + half,
+                    "seeds": int(diff.size),
+                    "p_value": float(ranking.p_value[a, b]),
+                    "p_holm": float(ranking.p_holm[a, b]),
+                    "significant": bool(ranking.significant[a, b]),
+                }
+            )
+    return rows
+
+
+def ranked(table: pd.DataFrame, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`leaderboard` and :func:`pairs` of a tidy table, each (family, horizon) ranked
+    once."""
+    import pandas as pd
 
     scores = seed_scores(table)
     env_count = scores.groupby("family")["environments"].max()
-    rows: list[dict[str, Any]] = []
+    board: list[dict[str, Any]] = []
+    compared: list[dict[str, Any]] = []
     for (family, horizon), group in scores.groupby(["family", "horizon"], sort=True):
+        key = (str(family), int(horizon))  # type: ignore[call-overload]
         wide, ranking = _paired(group)
-        rank_of = dict(zip(wide.index, ranking.ranks, strict=True))
-        for policy, own in group.groupby("policy", sort=True):
-            values = own["score"].to_numpy(dtype=float)
-            half = confidence_halfwidth(values, level) if values.size > 1 else float("nan")
-            mean = float(values.mean())
-            rows.append(
-                {
-                    "family": family,
-                    "horizon": int(horizon),  # type: ignore[call-overload]
-                    "policy": str(policy),
-                    "per_step_regret": mean,
-                    "ci_low": mean - half,
-                    "ci_high": mean + half,
-                    "seeds": int(values.size),
-                    "environments": int(env_count[family]),  # type: ignore[call-overload]
-                    "rank": int(rank_of[policy]),
-                    "seeds_needed": int(ranking.seeds_needed),
-                }
-            )
-    out = pd.DataFrame(rows, columns=list(LEADERBOARD_COLUMNS))
-    return out.sort_values(["family", "horizon", "rank", "policy"], ignore_index=True)
+        ranks = {str(name): int(r) for name, r in zip(wide.index, ranking.ranks, strict=True)}
+        envs = int(env_count[family])  # type: ignore[call-overload]
+        board += _policy_rows(key, group, ranks, int(ranking.seeds_needed), envs, level)
+        compared += _pair_rows(key, wide, ranking, level)
+    out = pd.DataFrame(board, columns=list(LEADERBOARD_COLUMNS))
+    out = out.sort_values(["family", "horizon", "rank", "policy"], ignore_index=True)
+    return out, pd.DataFrame(compared, columns=list(PAIR_COLUMNS))
+
+
+def leaderboard(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """The per-(family, horizon, policy) leaderboard of a tidy table (module docstring)."""
+    return ranked(table, level)[0]
 
 
 def pairs(table: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """Every paired comparison behind :func:`leaderboard`'s ranks (:data:`PAIR_COLUMNS`): the
     mean per-seed difference ``a − b`` with its Student-t interval, the paired t-test's p-value,
     Holm's adjusted p-value and whether it is significant at :data:`ALPHA`."""
-    import pandas as pd
-
-    from impactbandits.metrics import confidence_halfwidth
-
-    rows: list[dict[str, Any]] = []
-    for (family, horizon), group in seed_scores(table).groupby(["family", "horizon"], sort=True):
-        wide, ranking = _paired(group)
-        values = wide.to_numpy(dtype=float)
-        names = list(wide.index)
-        for a in range(len(names)):
-            for b in range(a + 1, len(names)):
-                diff = values[a] - values[b]
-                half = confidence_halfwidth(diff, level) if diff.size > 1 else float("nan")
-                mean = float(ranking.mean_difference[a, b])
-                rows.append(
-                    {
-                        "family": family,
-                        "horizon": int(horizon),  # type: ignore[call-overload]
-                        "policy_a": names[a],
-                        "policy_b": names[b],
-                        "mean_difference": mean,
-                        "ci_low": mean - half,
-                        "ci_high": mean + half,
-                        "seeds": int(diff.size),
-                        "p_value": float(ranking.p_value[a, b]),
-                        "p_holm": float(ranking.p_holm[a, b]),
-                        "significant": bool(ranking.significant[a, b]),
-                    }
-                )
-    return pd.DataFrame(rows, columns=list(PAIR_COLUMNS))
+    return ranked(table, level)[1]
 
 
 def rank_table(board: pd.DataFrame) -> pd.DataFrame:
@@ -301,13 +330,13 @@ def write_leaderboard(table: pd.DataFrame, run_dir: str | Path, **markdown: str)
     from impactbandits.experiments.figures import save_png
 
     run_dir = Path(run_dir)
-    board = leaderboard(table)
+    board, compared = ranked(table)
     board.to_csv(run_dir / "leaderboard.csv", index=False)
     ranks = rank_table(board)
     # (horizon, name) pairs: rank_table's columns are a MultiIndex, typed by pandas-stubs as str
     ranks.columns = [f"T={h} {name}" for h, name in ranks.columns]  # type: ignore[str-unpack]
     ranks.to_csv(run_dir / "ranks.csv")
-    pairs(table).to_csv(run_dir / "pairs.csv", index=False)
+    compared.to_csv(run_dir / "pairs.csv", index=False)
     (run_dir / "leaderboard.md").write_text(to_markdown(board, **markdown), encoding="utf-8")
     paths = []
     for horizon in sorted(board["horizon"].unique()):

@@ -86,3 +86,13 @@ def test_rested_benchmark_is_the_view_on_the_rested_families():
     }
     assert view_policies == whole_policies
     assert view.horizons == whole.horizons and view.seeds == whole.seeds
+
+
+def test_every_registered_policy_runs_or_says_why_not():
+    from impactbandits.policies.names import POLICIES
+
+    spec = benchmark.spec(quick=True)
+    run = {p.kind for p in spec.policies}
+    run |= {p.params["base"] for p in spec.policies if p.kind == "one-hot"}
+    assert set(POLICIES) - run == set(benchmark.LEFT_OUT)
+    assert all(reason.strip() for reason in benchmark.LEFT_OUT.values())

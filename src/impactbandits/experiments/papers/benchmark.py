@@ -229,9 +229,26 @@ BASELINES: tuple[dict[str, Any], ...] = (
     {"kind": "epsilon-greedy", "label": "ε-greedy"},
     {"kind": "etc", "label": "ETC"},
 )
-#: Left out, with the reason: GLR-klUCB's change-point test costs O(t) per round, 459 CPU s per
-#: environment at T = 10,000 (30 seeds, readable loop) — hours over the benchmark's settings.
-LEFT_OUT = {"glr-klucb": "quadratic cost: 459 CPU s per environment at T = 10,000"}
+#: Every registered policy the benchmark does not run, with the reason (a test checks that each
+#: registered policy is run or listed here). "Not yet run" marks an algorithm that applies and
+#: should join; the others do not fit the benchmark as it is.
+LEFT_OUT: dict[str, str] = {
+    "glr-klucb": "its change-point test is O(t) per round: 459 CPU s for one environment at "
+    "T = 10,000 with 30 seeds (readable loop), hours over the benchmark",
+    "spo": "runs as spo-delta, its form for noisy rewards: every benchmark instance has noise",
+    "r-less-ucb": "made for restless rising bandits; the benchmark has no restless setting",
+    "rebounding-lookahead": "a planner told the true dynamics (the rebounding oracle), not a "
+    "learner",
+    "one-step-optimistic": "not yet run: Lindner et al.'s baseline for the rested families",
+    "last-reward-greedy": "not yet run: Lindner et al.'s baseline for the rested families",
+    "ucb": "not yet run: Lindner et al.'s UCB (D-UCB with discount 1), close to UCB1",
+    "thompson-gaussian": "not yet run: Thompson sampling with Gaussian priors (TS runs, with "
+    "rewards binarised)",
+    "fa-etc": "not yet run: Ron et al.'s Fairness-Aware-ETC, for reward-opportunity",
+    "const-elimination": "not yet run: Ron et al.'s Algorithm 3, for constant fairness functions",
+    "ranker-low": "not yet run: Cella & Cesa-Bianchi's ranker followed by π_low, for "
+    "delay-dependent payoffs",
+}
 
 #: The algorithms made for each non-rested setting (the rested families' come from
 #: ``rested-benchmark``).

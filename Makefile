@@ -19,8 +19,8 @@ $(VENV)/.installed-dev: pyproject.toml
 	touch $@ $(VENV)/.installed-base
 
 ## kernels: build the compiled loops of the built-in policies ahead of time (needs a C compiler;
-## ~25 s; does nothing when every loop is current); a process that finds its loop there never
-## imports numba, and numba's JIT runs any other step (a user's, or one edited since)
+## about 160 CPU s to build the compiled loops; does nothing when every loop is current); a
+## process that finds its loop there never imports numba, and numba's JIT runs any other step (a user's, or one edited since)
 kernels: $(VENV)/.installed-base
 	$(PY) -m impactbandits.kernels.build
 
@@ -57,7 +57,8 @@ bench: $(VENV)/.installed-dev kernels
 	$(PY) benchmarks/run.py $(BENCH_FLAGS)
 
 ## figures: every registered figure at full paper scale, one after another; prints wall/CPU
-## seconds and peak memory per figure and the totals (runs kept in runs/full; ~19 min on 2 cores)
+## seconds and peak memory per figure and the totals (runs kept in runs/full;
+## 1,937 CPU s for all 26 registered figures at full paper scale (1.4 to 886 CPU s each))
 figures: $(VENV)/.installed-dev kernels
 	$(PY) benchmarks/fidelity/time_figures.py --out runs/full
 

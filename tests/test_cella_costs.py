@@ -93,7 +93,7 @@ def test_figure2_charges_ucb1_and_draws_log_rounds(tmp_path):
     captured = []
     original = cella.save_png
 
-    def capture(fig, run_dir, name):
+    def capture(fig, run_dir, name, output=None):
         captured.append(fig)
         return original(fig, run_dir, name)
 
@@ -106,5 +106,5 @@ def test_figure2_charges_ucb1_and_draws_log_rounds(tmp_path):
     assert len(axes) == 3  # ranking learners | all learners (log y) | charged switches
     assert all(ax.get_xscale() == "log" for ax in axes)
     assert axes[1].get_yscale() == "symlog"
-    labels = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in axes]
+    labels = [ax.get_legend_handles_labels()[1] for ax in axes]  # lines drawn per panel
     assert "UCB1 (arms)" not in labels[0] and "UCB1 (arms)" in labels[1]

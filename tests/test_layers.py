@@ -45,7 +45,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("core",),  # Environment, Policy, spaces, Feedback, randomness, simulate
     ("loader", "construct"),  # the checked `module:attr` loader; parameters from signatures
     ("settings", "usercode"),  # environment variables; one-line errors for user code
-    ("errors", "params"),  # the exceptions; annotated parameter types
+    ("errors", "params", "links", "citations"),  # exceptions; parameter types; docs site; BibTeX
 )
 
 #: A string that is an import path into the package: ``impactbandits.a.b`` or ``…a.b:Name``.

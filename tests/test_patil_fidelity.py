@@ -310,7 +310,7 @@ def test_potential_figure_draws_the_limits_not_the_last_values(tmp_path, monkeyp
     )
     run_experiment(spec, tmp_path, backend="serial")
     drawn = []
-    monkeypatch.setattr(patil, "save_png", lambda fig, run_dir, name: drawn.append(fig) or name)
+    monkeypatch.setattr(patil, "save_png", lambda fig, run_dir, name, *_: drawn.append(fig) or name)
     patil.render_potential(tmp_path)
     (fig,) = drawn
     dashed = sorted(

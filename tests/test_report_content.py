@@ -139,6 +139,19 @@ def test_round_robin_shares_and_ordering(page):
         (42.0, None, "42"),
         (3207.13, 0.0, f"3{THIN}207"),
         (float("nan"), 1.0, ""),
+        # near-deterministic rows (ron-fig1 quick, λ = 0.8, f_uni): at most six significant
+        # digits of the mean, the interval below that as "< one unit"
+        (2.1000000028, 0.0000000097, "2.10000 ± < 0.00001"),
+        (-0.51234567891, 3e-8, "-0.512346 ± < 0.000001"),
+        (123456.789, 0.004, f"123{THIN}457 ± < 1"),
+        # an interval at the sixth digit: shown to that digit
+        (2.1000123, 0.0000097, "2.10001 ± 0.00001"),
+        # floating-point rounding (at most 1e-9 of the mean, or absolute near 0): the value alone
+        (121.00000000000001, 2e-14, "121"),
+        (0.0, 1e-15, "0"),
+        (2.1e-05, None, "0.00002100"),  # no exponent
+        # ron-fig1's regret / T: the same relative interval as its regret, the same rule
+        (2.1000000028e-05, 9.7e-14, "0.0000210000 ± < 0.0000000001"),
     ],
 )
 def test_estimates_are_rounded_to_the_interval(mean, half, text):

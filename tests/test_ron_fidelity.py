@@ -50,7 +50,7 @@ def test_fig2_bars_are_the_four_phase_shares_and_sum_to_one(tmp_path, monkeypatc
     assert (table["phase_switches"] > 0).any()  # the old renderer's bars exceed 1 here
 
     drawn = []
-    monkeypatch.setattr(ron, "save_png", lambda fig, run_dir, name: drawn.append(fig) or run_dir)
+    monkeypatch.setattr(ron, "save_png", lambda fig, run_dir, *_: drawn.append(fig) or run_dir)
     ron.render_fig2(tmp_path)
     (fig,) = drawn
     bars = 0

@@ -5,8 +5,9 @@ on your own::
     from impactbandits.testing import check_policy
     check_policy(lambda: MyPolicy(alpha=0.5))
 
-Each check raises :class:`ContractError` (an ``AssertionError``) with a message saying which
-property failed, also under ``python -O``.
+:func:`check_policy` prints a line per check it passed and a summary (``verbose=False``: no
+output). Each check raises :class:`ContractError` (an ``AssertionError``) with a message saying
+which property failed, also under ``python -O``.
 """
 
 from __future__ import annotations
@@ -78,23 +79,58 @@ def _same(
     )
 
 
+def _name(obj: object) -> str:
+    """A component's class name (a single-replication component's own, not its wrapper's)."""
+    inner = getattr(obj, "prototype", obj)
+    return type(inner).__name__
+
+
 def check_policy(
-    factory: PolicyFactory, env_factory: EnvFactory | None = None, rounds: int = 120
+    factory: PolicyFactory,
+    env_factory: EnvFactory | None = None,
+    rounds: int = 120,
+    verbose: bool = True,
 ) -> None:
-    """Reset semantics, valid actions, determinism, batch independence, no global random
-    state, anytime/horizon-aware behaviour and pickling, on ``env_factory`` (default: a 3-arm
-    Bernoulli bandit)."""
+    """Check a policy against the contract, on ``env_factory`` (default: a 3-arm Bernoulli
+    bandit), over 4 replications of ``rounds`` rounds:
+
+    * valid actions: every action the policy selects is one of the action space's;
+    * reset semantics: a second run of the same object is identical;
+    * determinism: a fresh object with the same seed plays the same trajectory;
+    * batch independence: each replication run alone equals its row in the batch;
+    * no global random state: seeding NumPy's and Python's global generators changes
+      nothing, and the policy leaves both untouched;
+    * horizon: an anytime policy plays the same when told the horizon; a horizon-aware one
+      rejects ``horizon=None``;
+    * pickling: an unpickled copy plays the same;
+    * pull counts (discrete actions): the pulls per arm add up to the rounds played.
+
+    With ``verbose`` (the default), prints one line per check as it passes, ``ok  <check>:
+    <what was compared>``, then a summary line; ``verbose=False`` prints nothing. A failed
+    check raises :class:`ContractError` naming the property (the lines before it say what
+    passed)."""
     make_env = env_factory or (lambda: BernoulliBandit([0.3, 0.7, 0.5]))
     policy = _policy(factory)
     horizon = rounds if policy.requires_horizon else None
     reps = [0, 1, 2, 3]
+    size = f"{len(reps)} replications × {rounds} rounds"
+    passed: list[str] = []
+
+    def ok(check: str, what: str) -> None:
+        passed.append(check)
+        if verbose:
+            print(f"ok  {check}: {what}")
 
     # valid actions + determinism + reset semantics (the same object reused)
     first = _run(make_env(), policy, reps, rounds, horizon)
+    env_name = _name(make_env())
+    ok("valid actions", f"every selected action is in {env_name}'s action space ({size})")
     again = _run(make_env(), policy, reps, rounds, horizon)
     _require(_same(first, again), "reset() must restart the policy: a second run differs")
+    ok("reset semantics", f"a second run of the same object is identical ({size})")
     fresh = _run(make_env(), _policy(factory), reps, rounds, horizon)
     _require(_same(first, fresh), "same seed must give the same trajectory")
+    ok("determinism", "a fresh object with the same seed plays the same trajectory")
 
     # batch independence: each replication alone equals its row in the batch
     for i, rep in enumerate(reps):
@@ -106,6 +142,7 @@ def check_policy(
                 "must not depend on other replications"
             ),
         )
+    ok("batch independence", f"each of the {len(reps)} replications run alone equals its row")
 
     # no global random state: seeding the global generators changes nothing, and they are untouched
     # (numpy's stub types get_state() as its dict form; the default legacy=True gives the tuple)
@@ -119,6 +156,10 @@ def check_policy(
         "policy used numpy's global RNG",
     )
     _require(random.getstate() == state_py, "policy used Python's global random module")
+    ok(
+        "no global random state",
+        "seeding NumPy's and Python's global generators changes nothing, and neither is used",
+    )
 
     # anytime policies ignore the horizon; horizon-aware ones need it
     if policy.requires_horizon:
@@ -128,19 +169,27 @@ def check_policy(
             pass
         else:
             raise ContractError("a horizon-aware policy must reject horizon=None")
+        ok("horizon", "the horizon-aware policy rejects horizon=None")
     else:
         told = _run(make_env(), _policy(factory), reps, rounds, rounds)
         _require(_same(first, told), "an anytime policy must not depend on the horizon it is told")
+        ok("horizon", f"the anytime policy plays the same when told the horizon T = {rounds}")
 
     # pickling (process and Dask backends ship specs, but users may ship objects)
     clone = pickle.loads(pickle.dumps(_policy(factory)))
     _require(_same(first, _run(make_env(), clone, reps, rounds, horizon)), "unpickled copy differs")
+    ok("pickling", "an unpickled copy plays the same trajectory")
 
     # checkpoint bookkeeping: pulls add up to the rounds played (discrete actions)
     if isinstance(make_env().action_space, Discrete):
         _require(
             np.array_equal(first.pulls.sum(axis=2), np.tile(first.times, (len(reps), 1))),
             ("pulls per arm must sum to the number of rounds"),
+        )
+        ok("pull counts", "the pulls per arm add up to the rounds played at every checkpoint")
+    if verbose:
+        print(
+            f"check_policy: {_name(policy)} on {env_name} passed all {len(passed)} checks ({size})"
         )
 
 

@@ -16,6 +16,14 @@ stored); ...``, status 2; what was stored stays consistent), and so is a damaged
 What a reader should know — seeds left out of a table (``--all-seeds`` shows them), results
 missing after an interrupted run, a store rebuilt — is printed as ``warning: ...`` lines on
 stderr.
+
+Results (a report's path, a table's, ``--json`` documents) go to stdout, everything else to
+stderr. The group's ``-q`` leaves out the informational and ``warning:`` lines and the progress
+bar, ``-v`` adds the requested backend and the session's timings
+(:class:`~impactbandits.cli.guards.Verbosity`, passed to the commands in click's context
+object); ``error:`` lines are always printed. Arguments that name a figure or a component
+complete in the shell (``_IMPACTBANDITS_COMPLETE``; the group's help says how), from the
+registries' tables without importing a figure module.
 """
 
 from __future__ import annotations
@@ -25,15 +33,24 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import click
+from click.shell_completion import CompletionItem
 
 from impactbandits.cli import benchmark as _benchmark
 
 # every error as one line and an exit status (moved from this module to .guards)
-from impactbandits.cli.guards import _POSITIVE, _Group, _guard, _store_messages
+from impactbandits.cli.guards import (
+    _POSITIVE,
+    Verbosity,
+    _Group,
+    _guard,
+    _store_messages,
+    verbosity,
+)
 from impactbandits.errors import SpecError
+from impactbandits.links import docs_page
 
 EXPORT_FORMATS = ("csv", "parquet")
 LIST_WHAT = ("environments", "policies", "oracles", "figures")
@@ -43,6 +60,69 @@ BACKENDS = ("auto", "serial", "process", "dask")
 VARIANTS = ("paper", "authors-code", "authors-ucb1")
 
 
+# -- shell completion ---------------------------------------------------------------------------
+
+
+def _figure_names() -> list[str]:
+    """The registered figures (the figure registry's table: no figure module is imported)."""
+    from impactbandits.experiments.figures import FIGURES
+
+    return sorted(FIGURES)
+
+
+def _component_names() -> list[str]:
+    """The built-in environments, policies and oracles, read from the registry's source files
+    (``registry.py``, ``policies/names.py``) without running them: importing the registry loads
+    NumPy and pydantic, about 0.3 s on every Tab press. Tested equal to the registry's tables;
+    imports them after all if the sources cannot be read."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    wanted = {"registry.py": {"ENVIRONMENTS", "ORACLES"}, "policies/names.py": {"POLICIES"}}
+    names: set[str] = set()
+    try:
+        for path, tables in wanted.items():
+            found = {
+                node.target.id: ast.literal_eval(node.value)
+                for node in ast.parse((root / path).read_text(encoding="utf-8")).body
+                if isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and node.target.id in tables
+                and node.value is not None
+            }
+            if set(found) != tables:
+                raise LookupError(path)
+            for table in found.values():
+                names.update(table)
+    except (OSError, SyntaxError, ValueError, LookupError):  # no sources, or a new layout
+        from impactbandits.registry import ENVIRONMENTS, ORACLES, POLICIES
+
+        names = {*ENVIRONMENTS, *POLICIES, *ORACLES}
+    return sorted(names)
+
+
+def _matching(names: list[str], incomplete: str) -> list[CompletionItem]:
+    return [CompletionItem(name) for name in names if name.startswith(incomplete)]
+
+
+def _complete_figure(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
+    return _matching(_figure_names(), incomplete)
+
+
+def _complete_kind(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
+    if ":" in incomplete:  # an import path: the shell cannot know the user's modules
+        return []
+    return _matching(sorted({*_figure_names(), *_component_names()}), incomplete)
+
+
+def _complete_dir(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
+    return [CompletionItem(incomplete, type="dir")]  # the shell lists the directories
+
+
+def _complete_file(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
+    return [CompletionItem(incomplete, type="file")]
+
+
 def _run_options(function: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option(
@@ -50,6 +130,7 @@ def _run_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "out",
             metavar="DIR",
             default=None,
+            shell_complete=_complete_dir,
             help="Run directory (default: runs/<name>-<key>).",
         ),
         click.option(
@@ -77,12 +158,48 @@ def _run_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--progress/--no-progress",
             default=None,
-            help="Progress bar (default: on when the terminal is interactive).",
+            help="Progress bar (default: on when the terminal is interactive, off with -q).",
         ),
     ]
     for option in reversed(options):
         function = option(function)
     return function
+
+
+def _figure_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--figure-format`` and ``--figure-style``: how the report's figures are written."""
+    from impactbandits.experiments.figure_output import FIGURE_FORMATS
+
+    options = [
+        click.option(
+            "--figure-format",
+            "figure_format",
+            type=click.Choice(FIGURE_FORMATS),
+            default="png",
+            show_default=True,
+            help="Figures for a paper: pdf or svg are written beside each PNG (the report shows "
+            "the PNG); every figure also gets a CSV of its lines.",
+        ),
+        click.option(
+            "--figure-style",
+            "figure_style",
+            metavar="STYLE",
+            default=None,
+            help="A Matplotlib style name or a .mplstyle file, applied over the library's "
+            "style (font sizes for two panels across a paper's text width).",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _figure_output(figure_format: str, figure_style: str | None) -> Any:
+    """The checked :class:`~impactbandits.experiments.figure_output.FigureOutput`: a bad style
+    is refused (one line, status 2) before anything runs."""
+    from impactbandits.experiments.figure_output import FigureOutput
+
+    return FigureOutput(format=figure_format, style=figure_style)
 
 
 def _execute(
@@ -96,6 +213,17 @@ def _execute(
 ) -> Path:
     from impactbandits.experiments.runner import run_experiment
 
+    talk = verbosity()
+    if progress is None:  # -q: no bar unless --progress asks for one
+        progress = sys.stderr.isatty() and not talk.quiet
+    if talk.verbose:
+        from impactbandits.experiments.backends import default_workers
+
+        count = 1 if backend == "serial" else (workers or default_workers())
+        talk.detail(
+            f"asked for: backend {backend}, {count} worker(s), batch size "
+            f"{batch_size or 'planned per worker count'}"
+        )
     summary = run_experiment(
         spec,
         run_dir=out,
@@ -103,14 +231,54 @@ def _execute(
         workers=workers,
         scheduler=scheduler,
         batch_size=batch_size,
-        progress=sys.stderr.isatty() if progress is None else progress,
-        log=lambda line: click.echo(line, err=True),
+        progress=progress,
+        log=talk.info,
     )
-    click.echo(
-        f"{summary.computed} results computed, {summary.reused} reused -> {summary.run_dir}",
-        err=True,
-    )
+    talk.info(f"{summary.computed} results computed, {summary.reused} reused -> {summary.run_dir}")
+    if talk.verbose:
+        _session_detail(summary, talk)
     return summary.run_dir
+
+
+def _session_detail(summary: Any, talk: Verbosity) -> None:
+    """With ``-v``: where and how long this session ran (the session the runner stored)."""
+    if not summary.computed:
+        talk.detail("session: nothing to compute (every result was stored)")
+        return
+    from impactbandits.experiments.provenance import sessions_from_meta
+    from impactbandits.experiments.store import Store
+
+    with Store.open_existing(summary.run_dir) as store:
+        sessions = sessions_from_meta(store.meta("sessions"))
+    last = sessions[-1] if sessions else None
+    if last is not None and last.computed == summary.computed:  # (this session's record)
+        copied = summary.computed - summary.simulated
+        talk.detail(
+            f"session: backend {last.backend}, {last.workers} worker(s), "
+            f"{last.wall_seconds:.2f} s wall, {last.cpu_seconds:.2f} s CPU; "
+            f"{summary.simulated} replications simulated"
+            + (f", {copied} copied from identical deterministic runs" if copied else "")
+        )
+
+
+def _show_report(run_dir: Path, redraw: str, draw: Callable[[Any], Path], output: Any) -> None:
+    """Draw the report (:func:`_report_phase`) with its progress, figure by figure
+    (:class:`~impactbandits.cli.phases.Phase`), and print its path; with ``-v``, how long it
+    took. ``draw(output)`` draws with ``output`` (a
+    :class:`~impactbandits.experiments.figure_output.FigureOutput`)."""
+    import dataclasses
+    import time
+
+    from impactbandits.cli.phases import Phase
+
+    talk = verbosity()
+    started = time.perf_counter()
+    live = sys.stderr.isatty() and not talk.quiet
+    with Phase("report", unit="figure", live=live, echo=None if talk.quiet else talk.info) as phase:
+        counted = dataclasses.replace(output, on_saved=phase.advance)
+        path = _report_phase(run_dir, redraw, lambda: draw(counted))
+    talk.detail(f"report drawn in {time.perf_counter() - started:.2f} s")
+    click.echo(path)
 
 
 def _report_phase(run_dir: Path, redraw: str, draw: Callable[[], Path]) -> Path:
@@ -133,17 +301,71 @@ def _report_phase(run_dir: Path, redraw: str, draw: Callable[[], Path]) -> Path:
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Only results (stdout) and errors: no progress bar, no informational or warning lines.",
+)
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="More detail on stderr: the backend asked for, the session's timings.",
+)
 @click.version_option(package_name="impactbandits")
-def cli() -> None:
-    """Bandits in which the learner's own actions change future rewards."""
+@click.pass_context
+def cli(ctx: click.Context, quiet: bool, verbose: bool) -> None:
+    """Bandits in which the learner's own actions change future rewards.
+
+    Results (a report's path, a table's, --json documents) go to stdout; stderr carries
+    `error: <field>: <what is allowed>` lines (always; exit status 2 for bad input), `warning:`
+    and informational lines and the progress bar (not with -q), and detail such as timings
+    (with -v).
+
+    Shell completion of commands, options, figure and component names: add the line for your
+    shell to its startup file (~/.bashrc, ~/.zshrc, ~/.config/fish/config.fish).
+
+    \b
+      bash:  eval "$(_IMPACTBANDITS_COMPLETE=bash_source impactbandits)"
+      zsh:   eval "$(_IMPACTBANDITS_COMPLETE=zsh_source impactbandits)"
+      fish:  _IMPACTBANDITS_COMPLETE=fish_source impactbandits | source
+    """
+    if quiet and verbose:
+        ctx.fail("quiet: -q/--quiet and -v/--verbose exclude each other")
+    ctx.obj = Verbosity(-1 if quiet else 1 if verbose else 0)
+
+
+class _FigureCommand(click.Command):
+    """A command whose help ends with the registered figure names (the figure registry's
+    table: no figure module is imported) and the address of the fidelity ledger."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        import textwrap
+
+        for head, text in (
+            ("Registered figures (NAME):", ", ".join(_figure_names())),
+            ("The fidelity ledger (what each variant reproduces):", docs_page("fidelity")),
+        ):
+            formatter.write_paragraph()
+            formatter.write_text(head)
+            with formatter.indentation():
+                indent = " " * formatter.current_indent
+                width = max(formatter.width - formatter.current_indent, 20)
+                for line in textwrap.wrap(
+                    text, width, break_on_hyphens=False, break_long_words=False
+                ):
+                    formatter.write(f"{indent}{line}\n")
+        super().format_epilog(ctx, formatter)
 
 
 @cli.command()
-@click.argument("spec_path", metavar="SPEC.toml")
+@click.argument("spec_path", metavar="SPEC.toml", shell_complete=_complete_file)
 @_run_options
 @click.option(
     "--report/--no-report", default=True, show_default=True, help="Write report.html after the run."
 )
+@_figure_options
 @_guard
 @_store_messages
 def run(
@@ -156,6 +378,8 @@ def run(
     batch_size: int | None,
     progress: bool | None,
     report: bool,
+    figure_format: str,
+    figure_style: str | None,
 ) -> None:
     """Run the experiment described by SPEC.toml (resumes an interrupted run).
 
@@ -166,16 +390,17 @@ def run(
     from impactbandits.experiments.spec import load_spec
 
     spec = load_spec(spec_path, seeds=seeds)
+    output = _figure_output(figure_format, figure_style)
     run_dir = _execute(spec, out, backend, workers, scheduler, batch_size, progress)
     if report:
         from impactbandits.experiments.report import write_report
 
         redraw = f"impactbandits report {shlex.quote(str(run_dir))}"
-        click.echo(_report_phase(run_dir, redraw, lambda: write_report(run_dir)))
+        _show_report(run_dir, redraw, lambda o: write_report(run_dir, output=o), output)
 
 
-@cli.command()
-@click.argument("name")
+@cli.command(cls=_FigureCommand)
+@click.argument("name", shell_complete=_complete_figure)
 @click.option("--quick", is_flag=True, help="Reduced grid: seconds instead of minutes.")
 @click.option(
     "--variant",
@@ -183,10 +408,18 @@ def run(
     default="paper",
     show_default=True,
     help="authors-code: every component as in the authors' published code (figures whose "
-    "authors published code; see the fidelity ledger); authors-ucb1 (ron-fig1, ron-fig2): "
-    "only SRUM's black box as in the authors' code.",
+    "authors published code; see the fidelity ledger, below); authors-ucb1 (ron-fig1, "
+    "ron-fig2): only SRUM's black box as in the authors' code.",
 )
 @_run_options
+@click.option(
+    "--report/--no-report",
+    default=True,
+    show_default=True,
+    help="Draw the figures and write report.html after the run (--no-report: print the run "
+    "directory and the command that draws them later).",
+)
+@_figure_options
 @_guard
 @_store_messages
 def reproduce(
@@ -200,14 +433,16 @@ def reproduce(
     seeds: int | None,
     batch_size: int | None,
     progress: bool | None,
+    report: bool,
+    figure_format: str,
+    figure_style: str | None,
 ) -> None:
     """Reproduce a registered paper figure (NAME from `impactbandits list figures`) and write
     its report.
 
-    On 2 cores with the compiled loops, a figure takes 2 to 886 CPU seconds at full paper scale
-    (1,937 CPU s, about 19 min, for all 26 registered figures) and a few seconds with --quick;
-    `impactbandits describe NAME` shows a figure's size. Interrupted runs resume where they
-    stopped."""
+    With the compiled loops the figures take 1,937 CPU s for all 26 registered figures at full
+    paper scale (1.4 to 886 CPU s each), and a few seconds with --quick; `impactbandits describe
+    NAME` shows a figure's size. Interrupted runs resume where they stopped."""
     from impactbandits.experiments.figures import get_figure
     from impactbandits.experiments.report import write_report
 
@@ -215,18 +450,29 @@ def reproduce(
     spec = figure.spec(quick, variant)
     if seeds is not None:
         spec = spec.replace(seeds=seeds)
+    output = _figure_output(figure_format, figure_style)
     run_dir = _execute(spec, out, backend, workers, scheduler, batch_size, progress)
 
-    def draw() -> Path:
-        extra = figure.draw(run_dir, variant)
-        return write_report(run_dir, extra_figures=extra)
+    def draw(output: Any) -> Path:
+        extra = figure.draw(run_dir, variant, output=output)
+        return write_report(run_dir, extra_figures=extra, output=output)
 
     flags = "".join(
         [" --quick" if quick else "", f" --variant {variant}" if variant != "paper" else ""]
     )
     seeds_flag = f" --seeds {seeds}" if seeds is not None else ""
+    if figure_format != "png":
+        flags += f" --figure-format {figure_format}"
+    if figure_style is not None:
+        flags += f" --figure-style {shlex.quote(figure_style)}"
     redraw = f"impactbandits reproduce {name}{flags}{seeds_flag} --out {shlex.quote(str(run_dir))}"
-    click.echo(_report_phase(run_dir, redraw, draw))
+    if not report:
+        click.echo(run_dir)
+        verbosity().info(
+            f"report not drawn (--no-report); draw it with `{redraw}` (nothing is recomputed)"
+        )
+        return
+    _show_report(run_dir, redraw, draw, output)
 
 
 _ALL_SEEDS = click.option(
@@ -238,19 +484,26 @@ _ALL_SEEDS = click.option(
 
 
 @cli.command()
-@click.argument("run_dir", metavar="RUN_DIR")
+@click.argument("run_dir", metavar="RUN_DIR", shell_complete=_complete_dir)
 @_ALL_SEEDS
+@_figure_options
 @_guard
 @_store_messages
-def report(run_dir: str, all_seeds: bool) -> None:
-    """Write RUN_DIR/report.html with figures and a summary table."""
+def report(run_dir: str, all_seeds: bool, figure_format: str, figure_style: str | None) -> None:
+    """Write RUN_DIR/report.html with figures (each with the CSV of its lines) and a summary
+    table."""
     from impactbandits.experiments.report import write_report
 
-    click.echo(write_report(run_dir, seeds="all" if all_seeds else None))
+    output = _figure_output(figure_format, figure_style)
+    seeds: Literal["all"] | None = "all" if all_seeds else None
+    redraw = f"impactbandits report {shlex.quote(run_dir)}"
+    _show_report(
+        Path(run_dir), redraw, lambda o: write_report(run_dir, seeds=seeds, output=o), output
+    )
 
 
 @cli.command()
-@click.argument("run_dir", metavar="RUN_DIR")
+@click.argument("run_dir", metavar="RUN_DIR", shell_complete=_complete_dir)
 @click.option(
     "--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="csv", show_default=True
 )
@@ -261,6 +514,7 @@ def report(run_dir: str, all_seeds: bool) -> None:
     "output",
     metavar="FILE",
     default=None,
+    shell_complete=_complete_file,
     help="File to write (default: RUN_DIR/results.FORMAT).",
 )
 @click.option("--trajectories", is_flag=True, help="Include intra-run checkpoints.")
@@ -269,13 +523,17 @@ def report(run_dir: str, all_seeds: bool) -> None:
 @_store_messages
 def export(run_dir: str, fmt: str, output: str | None, trajectories: bool, all_seeds: bool) -> None:
     """Export the tidy table: one row per (cell, seed, horizon)."""
+    from impactbandits.cli.phases import Phase
     from impactbandits.experiments.tidy import tidy_table
 
-    table = tidy_table(run_dir, trajectories=trajectories, seeds="all" if all_seeds else None)
     path = Path(output) if output else Path(run_dir) / f"results.{fmt}"
     if path.is_dir():
         raise SpecError("output", f"{str(path)!r} is a directory; give a file name")
-    _write_atomically(path, lambda target: _write_table(table, target, fmt))
+    talk = verbosity()
+    live = sys.stderr.isatty() and not talk.quiet
+    with Phase("export", live=live, echo=None if talk.quiet else talk.info):
+        table = tidy_table(run_dir, trajectories=trajectories, seeds="all" if all_seeds else None)
+        _write_atomically(path, lambda target: _write_table(table, target, fmt))
     click.echo(path)
 
 
@@ -314,19 +572,38 @@ def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
         raise
 
 
+_JSON_OPTION = click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON document (its shape: see above)."
+)
+
+
 @cli.command(name="list")
 @click.argument("what", required=False, default=None, type=click.Choice(LIST_WHAT))
+@_JSON_OPTION
 @_guard
-def list_(what: str | None) -> None:
+def list_(what: str | None, as_json: bool) -> None:
     """List environments, policies, oracles and figures (or one of them); `impactbandits
-    describe NAME` gives one in full."""
+    describe NAME` gives one in full.
+
+    With --json, an object with a key per section listed ("environments", "policies",
+    "oracles", "figures"), each a list sorted by name: a component as {"name": ..., "summary":
+    its docstring's first paragraph}, a figure as {"name": ..., "title": ...}."""
+    from impactbandits.describe import SECTIONS, listing
+
+    sections = LIST_WHAT if what is None else (what,)
+    if as_json:
+        import json
+
+        document = {s: [{"name": n, SECTIONS[s]: text} for n, text in listing(s)] for s in sections}
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
     import shutil
     import textwrap
 
     columns = min(shutil.get_terminal_size((100, 24)).columns, 120)
-    for section in LIST_WHAT if what is None else (what,):
+    for section in sections:
         click.echo(f"{section}:")
-        rows = _list_rows(section)
+        rows = listing(section)
         width = max((len(name) for name, _ in rows), default=0)
         for name, text in rows:
             lines = textwrap.wrap(text, max(30, columns - width - 4)) or [""]
@@ -335,36 +612,35 @@ def list_(what: str | None) -> None:
                 click.echo(f"  {' ' * width}  {line}")
 
 
-def _list_rows(section: str) -> list[tuple[str, str]]:
-    """``(name, one line)`` for each entry of a ``list`` section: a figure's title (which
-    imports only its paper's module), a component's docstring summary (the registry is
-    imported for components only)."""
-    if section == "figures":
-        from impactbandits.experiments.figures import FIGURES, get_figure
-
-        return [(name, get_figure(name).title) for name in sorted(FIGURES)]
-    from impactbandits.describe import summary
-    from impactbandits.registry import ENVIRONMENTS, ORACLES, POLICIES, resolve
-
-    tables = {"environments": ENVIRONMENTS, "policies": POLICIES, "oracles": ORACLES}
-    roles = {"environments": "environment", "policies": "policy", "oracles": "oracle"}
-    return [
-        (name, summary(resolve(roles[section], name, section))) for name in sorted(tables[section])
-    ]
-
-
 @cli.command()
-@click.argument("kind", metavar="KIND")
+@click.argument("kind", metavar="KIND", shell_complete=_complete_kind)
+@_JSON_OPTION
 @_guard
-def describe(kind: str) -> None:
+def describe(kind: str, as_json: bool) -> None:
     """Describe an environment, policy, oracle or figure (a name from `impactbandits list`, or
-    an import path 'module:Name'): its citation, parameters with types, defaults and allowed
-    values, or a figure's size."""
+    an import path 'module:Name'): its citation, parameters with types, defaults, allowed
+    values and when another parameter's value makes one required, or a figure's size.
+
+    With --json, one object: "name", "role" ("environment", "policy", "oracle", "import path"
+    or "figure"), "summary", "citation" (or null); for a component also "import_path",
+    "description" (paragraphs), "module" ({"name", "description"} of a built-in's module, or
+    null) and "parameters" (null for a function), each parameter {"name", "type", "required",
+    "default" (absent when required), "allowed" (bounds, or null), "choices" (a Literal's
+    values, or null), "required_when": [{"param", "values", "text"}]}; for a figure "figure":
+    {"title", "source", "variants", "sizes": {"full", "quick"} each {"environments",
+    "policies", "max_horizon", "seeds", "cells", "simulated_rounds"}, "run"}."""
+    from impactbandits.describe import as_json as to_json
+    from impactbandits.describe import as_text, description
+
+    about = description(kind)
+    if as_json:
+        import json
+
+        click.echo(json.dumps(to_json(about), indent=2, ensure_ascii=False))
+        return
     import shutil
 
-    from impactbandits.describe import describe as text
-
-    click.echo(text(kind, width=min(shutil.get_terminal_size((100, 24)).columns, 100) - 2))
+    click.echo(as_text(about, width=min(shutil.get_terminal_size((100, 24)).columns, 100) - 2))
 
 
 _benchmark.register(cli, _run_options, _guard, _store_messages)

@@ -88,6 +88,26 @@ def _entry_markdown(entry: Any, source: str) -> str:
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
+def _settings() -> set[str]:
+    """The benchmark's settings (what ``--setting`` takes)."""
+    from impactbandits.experiments.leaderboard import family_of
+    from impactbandits.experiments.papers import benchmark as definition
+
+    return {family_of(e["label"]) for e in definition.environments(1_000)}
+
+
+def _complete_setting(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(s) for s in sorted(_settings()) if s.startswith(incomplete)]
+
+
+def _complete_dir(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(incomplete, type="dir")]
+
+
 def register(
     cli: click.Group, run_options: Decorator, guard: Decorator, store_messages: Decorator
 ) -> None:
@@ -100,6 +120,7 @@ def register(
         "settings",
         multiple=True,
         metavar="NAME",
+        shell_complete=_complete_setting,
         help="Only these settings (repeat; e.g. --setting rotting). The rested view: "
         "single-peaked, increasing, FICO, recommender, rising, rotting.",
     )
@@ -122,6 +143,7 @@ def register(
         "--results",
         default=None,
         metavar="DIR",
+        shell_complete=_complete_dir,
         help="Built-in results for --policy: a run directory of `impactbandits benchmark` "
         "(default: the results shipped with the package).",
     )
@@ -149,11 +171,10 @@ def register(
 
         Writes leaderboard.csv, pairs.csv, ranks.csv, leaderboard.md and a report into the run
         directory. With --policy, runs only your policy and prints where it ranks."""
-        from impactbandits.cli import _execute, _report_phase
-        from impactbandits.experiments.leaderboard import family_of
+        from impactbandits.cli import _execute, _show_report
         from impactbandits.experiments.papers import benchmark as definition
 
-        known = {family_of(e["label"]) for e in definition.environments(1_000)}
+        known = _settings()
         for name in settings:
             if name not in known:
                 raise SpecError(
@@ -171,15 +192,18 @@ def register(
                 raise SpecError("--param", "--param, --label and --results need --policy")
             run_dir = run(bench)
 
-            def draw() -> Path:
+            def draw(output: Any) -> Path:
                 from impactbandits.experiments.report import write_report
 
-                return write_report(run_dir, extra_figures=definition.render(run_dir))
+                figures = definition.render(run_dir, output=output)
+                return write_report(run_dir, extra_figures=figures, output=output)
 
             flags = " --quick" if quick else ""
             flags += "".join(f" --setting {shlex.quote(s)}" for s in settings)
             redraw = f"impactbandits benchmark{flags} --out {shlex.quote(str(run_dir))}"
-            click.echo(_report_phase(run_dir, redraw, draw))
+            from impactbandits.experiments.figure_output import FigureOutput
+
+            _show_report(run_dir, redraw, draw, FigureOutput())
             return
         _enter(policy, param, label, results, quick, bench, run)
 

@@ -1,12 +1,16 @@
-"""How the ``impactbandits`` command meets bad input and failures: one line and an exit status.
+"""How the ``impactbandits`` command meets bad input and failures: one line and an exit status;
+and how much it says on stderr.
 
 Every command is wrapped in :func:`_guard` (an error becomes ``error: <message>`` on stderr and
 exit status 2 for bad input, 1 for a bug of the library, 130 for Ctrl-C; ``--traceback`` prints
 the full trace first), and the commands that read or write a store in :func:`_store_messages`
 (the store's warnings as ``warning: ...`` lines, a full disk as one line). The command group
 :class:`_Group` turns click's usage errors into the same one-line form (:func:`_usage_line`),
-and :class:`_PositiveInt` is the option type of counts. Moved unchanged from the
-``impactbandits.cli`` module; the package's ``__init__`` defines the commands.
+and :class:`_PositiveInt` is the option type of counts. :class:`Verbosity` is the group's
+``-q``/``-v`` choice, which the group puts in click's context object for its commands
+(:func:`verbosity` reads it): ``error:`` lines are always printed; ``-q`` leaves out the
+informational lines, the ``warning:`` lines and the progress bar; ``-v`` adds detail (the
+requested backend, the session's timings). The package's ``__init__`` defines the commands.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import wraps
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -53,6 +58,46 @@ class _PositiveInt(_IntParamType):
 
 
 _POSITIVE = _PositiveInt()
+
+
+@dataclass(frozen=True)
+class Verbosity:
+    """How much a command prints on stderr (the group's ``-q``/``-v``; the results on stdout
+    and the ``error:`` lines are never left out)."""
+
+    level: int = 0
+    """-1: ``--quiet``, 0: the default, 1: ``--verbose``."""
+
+    @property
+    def quiet(self) -> bool:
+        return self.level < 0
+
+    @property
+    def verbose(self) -> bool:
+        return self.level > 0
+
+    def info(self, line: str) -> None:
+        """An informational line (what was computed, where it went): not with ``-q``."""
+        if not self.quiet:
+            click.echo(line, err=True)
+
+    def detail(self, line: str) -> None:
+        """A line of detail (timings, the backend): only with ``-v``."""
+        if self.verbose:
+            click.echo(line, err=True)
+
+    def warning(self, message: str) -> None:
+        """``warning: <message>``: not with ``-q``."""
+        if not self.quiet:
+            click.echo(f"warning: {message}", err=True)
+
+
+def verbosity() -> Verbosity:
+    """The running command's :class:`Verbosity`, from click's context object (the default
+    outside a command, or when a command is invoked without the group)."""
+    ctx = click.get_current_context(silent=True)
+    found = ctx.find_object(Verbosity) if ctx is not None else None
+    return found if found is not None else Verbosity()
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -141,7 +186,7 @@ def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
 def _store_messages(function: Callable[..., Any]) -> Callable[..., Any]:
     """Print each :class:`~impactbandits.experiments.store.StoreWarning` and
     :class:`~impactbandits.errors.SpecWarning` once, as it happens, as ``warning: ...`` on
-    stderr, and turn a full disk (``ENOSPC``) into a one-line error."""
+    stderr (none with ``-q``), and turn a full disk (``ENOSPC``) into a one-line error."""
 
     @wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -164,7 +209,7 @@ def _store_messages(function: Callable[..., Any]) -> Callable[..., Any]:
                 original(message, category, filename, lineno, file, line)
             elif str(message) not in seen:
                 seen.add(str(message))
-                click.echo(f"warning: {message}", err=True)
+                verbosity().warning(str(message))
 
         with warnings.catch_warnings():
             for category in ours:

@@ -6,7 +6,7 @@ for a counter is computed directly, so the noise of pull ``m`` of arm ``i`` in r
 can be evaluated for any set of ``(r, i, m)`` in one vectorised call, in any order, without
 generating or storing what comes before it. The rounds follow the Random123 reference
 (multipliers ``0xD2511F53``, ``0xCD9E8D57``; Weyl key increments ``0x9E3779B9``, ``0xBB67AE85``);
-:func:`philox4x32` reproduces its published known-answer vectors (``tests/test_philox.py``).
+:func:`philox4x32` reproduces its published known-answer vectors.
 
 Words are held in ``uint64`` arrays with values below 2³² so that the 32 × 32 → 64-bit products
 are exact in NumPy.
@@ -28,6 +28,7 @@ _SHIFT11 = np.uint64(11)
 ROUNDS = 10
 
 
+# tests/test_philox.py checks philox4x32 against Random123's published known-answer vectors.
 def philox4x32(
     counter: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     key: tuple[int, int],

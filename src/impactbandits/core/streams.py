@@ -24,8 +24,7 @@ Distributions, each the same function of the uniforms on every path:
 * beta(a, b) = G_a / (G_a + G_b), the two gammas on channels 2c and 2c + 1.
 
 The arithmetic is the same, operation by operation, in both forms, with the C library's
-``log`` and ``pow`` (:mod:`~impactbandits.core.ops`), so the values agree bit for bit
-(``tests/test_streams.py``).
+``log`` and ``pow`` (:mod:`~impactbandits.core.ops`), so the values agree bit for bit.
 """
 
 from __future__ import annotations
@@ -49,6 +48,8 @@ __all__ = [
     "stream_normal",
     "stream_uniform",
 ]
+
+# tests/test_streams.py checks that both forms agree bit for bit.
 
 #: Values per (channel, round).
 SLOTS = 32

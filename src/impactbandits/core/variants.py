@@ -2,7 +2,8 @@
 
 ``variant = "paper"`` (every default) follows the paper's algorithm; ``variant =
 "authors-code"`` reproduces the authors' public implementation, difference by difference, as
-documented in each component's docstring and in the fidelity ledger (``docs/fidelity.md``).
+documented in each component's docstring and in the fidelity ledger
+(https://impactbandits.readthedocs.io/en/latest/fidelity/).
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
 from impactbandits.errors import SpecError
 from impactbandits.oracles.blocking import BlockingClock
-from impactbandits.params import NonNegativeFloat, PositiveInt, Probability
+from impactbandits.params import NonNegativeFloat, PositiveInt, Probability, RequiredWhen
 
 __all__ = ["BlockingBandit", "replication_means"]
 
@@ -78,11 +78,17 @@ class BlockingBandit(Environment):
 
     def __init__(
         self,
-        means: Annotated[list[Probability], Field(min_length=1)] | None = None,
-        delays: Annotated[list[PositiveInt], Field(min_length=1)] | None = None,
-        n_arms: PositiveInt | None = None,
+        means: Annotated[
+            Annotated[list[Probability], Field(min_length=1)] | None,
+            RequiredWhen("n_arms", None),
+        ] = None,
+        delays: Annotated[
+            Annotated[list[PositiveInt], Field(min_length=1)] | None,
+            RequiredWhen("delay_range", None),
+        ] = None,
+        n_arms: Annotated[PositiveInt | None, RequiredWhen("means", None)] = None,
         gap_range: _Pair = [0.01, 0.05],  # noqa: B006
-        delay_range: _DelayPair | None = None,
+        delay_range: Annotated[_DelayPair | None, RequiredWhen("delays", None)] = None,
         instance_seed: Annotated[int, Field(ge=0)] = 0,
         distribution: Literal["bernoulli", "gaussian"] = "bernoulli",
         sigma: NonNegativeFloat = 1.0,

@@ -23,7 +23,8 @@ __all__ = [
     "single_peaked_curves",
 ]
 
-#: Lindner et al. (2021) single-peaked instances (docs/fidelity.md), per arm
+#: Lindner et al. (2021) single-peaked instances (the fidelity ledger,
+#: https://impactbandits.readthedocs.io/en/latest/fidelity/), per arm
 #: ``(k1, k2, c1, c2, l, a)`` of ``f(t) = a·exp(−k1(t−l)) + (c2−c1)/(exp(−(k1+k2)(t−l)) + 1) + c1``.
 #: Instance 3 is the paper's Figure 1.
 SINGLE_PEAKED_INSTANCES: dict[int, tuple[tuple[float, ...], ...]] = {
@@ -68,7 +69,8 @@ def single_peaked_curves(
 
 
 def increasing_curves(family: str, alpha: float, length: int = 10_000) -> np.ndarray:
-    """Heidari et al.'s increasing families (docs/fidelity.md; Lindner et al. Figs 4–7).
+    """Heidari et al.'s increasing families (Lindner et al. Figs 4–7; the fidelity ledger,
+    https://impactbandits.readthedocs.io/en/latest/fidelity/).
 
     * ``inc_1``: f1 = 1 − t^−0.5, f2 = 0.5 − 0.5·t^−α
     * ``inc_2``: f1 = min(1, t/1000), f2 = min(0.5, 0.5·(t/1000)^α)

@@ -5,7 +5,8 @@ expected payoff is μ_i(τ) = (1 − f(τ)·1{0 < τ ≤ d_i})·μ_i, with τ = 
 and f non-increasing in [0, 1]. Payoffs are Bernoulli with that mean (common random numbers: the
 m-th pull of arm i in replication r uses the same uniform for every policy).
 
-* ``f``: ``decay`` γ gives f(τ) = γ^τ (docs/fidelity.md: γ = 0.999), or explicit values
+* ``f``: ``decay`` γ gives f(τ) = γ^τ (γ = 0.999 by default, see the fidelity ledger,
+  https://impactbandits.readthedocs.io/en/latest/fidelity/), or explicit values
   ``f = [f(1), f(2), …]`` (at least max d_i of them).
 * ``delays``: fixed, or drawn per replication uniformly from ``delay_range`` (Figure 2:
   {1, …, 6}) using the replication's instance stream — the same delays for every policy.
@@ -50,7 +51,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CompiledDelay", "DelayedPayoffBandit", "ranking_order"]
 
-#: docs/fidelity.md: f(τ) = DEFAULT_DECAY^τ.
+#: f(τ) = DEFAULT_DECAY^τ (the fidelity ledger,
+#: https://impactbandits.readthedocs.io/en/latest/fidelity/).
 DEFAULT_DECAY = 0.999
 
 

@@ -5,7 +5,8 @@ policy regret", Section 5 and Appendix D.4) turn the FICO tables of the Federal 
 report — in the tabulation of Hardt, Price and Srebro (2016) and Liu, Dean, Rolf, Simchowitz and
 Hardt (ICML 2018, "Delayed impact of fair machine learning") — into a four-armed rested bandit:
 arm i is an ethnic group, and the m-th pull of arm i lends to the m-th most credit-worthy of
-``n_applicants`` applicants sampled from that group. The pipeline (docs/fidelity.md) is:
+``n_applicants`` applicants sampled from that group. The pipeline (the fidelity ledger,
+https://impactbandits.readthedocs.io/en/latest/fidelity/) is:
 
 1. the TransRisk score percentiles of the tables (0–100) are mapped to the FICO scale 300–850
    (:func:`transrisk_to_fico`);
@@ -133,7 +134,7 @@ def _fico_knots() -> tuple[np.ndarray, np.ndarray]:
 def transrisk_to_fico(percentile: ArrayLike) -> np.ndarray:
     """Map TransRisk score percentiles (0–100) to the FICO scale (300–850).
 
-    Interpretation of the conversion table :data:`FICO_SCORE_DISTRIBUTION` (docs/fidelity.md;
+    Interpretation of the conversion table :data:`FICO_SCORE_DISTRIBUTION` (fidelity ledger;
     the ``convert_percentiles`` routine of Hardt et al. 2016 / Liu et al. 2018 that
     Lindner et al. 2021 reuse): the entry ``(v, s)`` says that s % of the population has a FICO
     score in ``[v, v + 50)``. A TransRisk score is a population percentile, so the FICO score

@@ -70,7 +70,7 @@ from impactbandits.envs.impact_functions import (
 from impactbandits.errors import SpecError
 from impactbandits.loader import class_with_methods, load
 from impactbandits.oracles.simplex import numpy_sum
-from impactbandits.params import Probability
+from impactbandits.params import Probability, RequiredWhen
 
 __all__ = ["CompiledImpact", "ImpactBandit"]
 
@@ -85,11 +85,19 @@ class ImpactBandit(Environment):
 
     def __init__(
         self,
-        high: Annotated[list[Probability], Field(min_length=1)] | None = None,
-        low: list[Probability] | None = None,
+        high: Annotated[
+            Annotated[list[Probability], Field(min_length=1)] | None,
+            RequiredWhen("family", "police"),
+        ] = None,
+        low: Annotated[list[Probability] | None, RequiredWhen("family", "police")] = None,
         family: Literal["police", "linear", "concave", "fico"] = "police",
-        intercept: list[Probability] | None = None,
-        slope: list[Annotated[float, Field(ge=-1.0, le=1.0)]] | None = None,
+        intercept: Annotated[
+            list[Probability] | None, RequiredWhen("family", "linear", "concave")
+        ] = None,
+        slope: Annotated[
+            list[Annotated[float, Field(ge=-1.0, le=1.0)]] | None,
+            RequiredWhen("family", "linear", "concave"),
+        ] = None,
         gamma: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0,
         resolution: Annotated[int | None, Field(gt=0)] = None,
         feedback: Literal["independent", "single", "allocation"] = "independent",

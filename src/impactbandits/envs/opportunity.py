@@ -8,10 +8,11 @@ from the recorded pull counts (:meth:`OpportunityBandit.summary_metrics`); regre
 against the exact Lemma-1 optimum (oracle ``opportunity_optimum``).
 
 ``penalty = "estimated"`` reproduces the authors' code, which evaluated the penalty's
-requirement at the empirical means μ̂ of the run instead of the true μ (docs/fidelity.md);
-arms never pulled count with μ̂ = 0 there. ``variant = "authors-code"`` reproduces their
-penalty exactly (``BlackBoxAlgorithm.runSimulation``): λ·max(0, T f(μ̂)_i − N_i) with μ̂ the
-run's final empirical means and T f(μ̂)_i *not* rounded down (the paper floors it, §2.1).
+requirement at the empirical means μ̂ of the run instead of the true μ (the fidelity ledger,
+https://impactbandits.readthedocs.io/en/latest/fidelity/); arms never pulled count with μ̂ = 0
+there. ``variant = "authors-code"`` reproduces their penalty exactly
+(``BlackBoxAlgorithm.runSimulation``): λ·max(0, T f(μ̂)_i − N_i) with μ̂ the run's final
+empirical means and T f(μ̂)_i *not* rounded down (the paper floors it, §2.1).
 """
 
 from __future__ import annotations

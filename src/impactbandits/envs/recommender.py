@@ -8,11 +8,12 @@ Figs 14–16) model a user's engagement with a recommended item as the sum of an
     x_0 = 0,   x_j = x_{j−1} + n·γ^j − c·(x_{j−1} − v)   for j = 1..T−1
 
 (the paper prints ``f(t)`` on the right-hand side; the previous value is meant, as in the
-authors' code — docs/fidelity.md). The reward of the m-th pull is ``x_{m−1}``, so the first
-pull gives 0. Each arm's sequence is rescaled on its own: shifted by ``−min(min x, 0)`` and
-divided by ``max(max x, 1)`` (the maximum taken before the shift). With the parameter ranges
-below the sequence never goes negative (``0 ≤ c < 1``, ``v, n ≥ 0``), so the shift is 0 and the
-rescaled curve lies in [0, 1]; an arm whose peak stays below 1 keeps its raw values.
+authors' code — the fidelity ledger, https://impactbandits.readthedocs.io/en/latest/fidelity/).
+The reward of the m-th pull is ``x_{m−1}``, so the first pull gives 0. Each arm's sequence is
+rescaled on its own: shifted by ``−min(min x, 0)`` and divided by ``max(max x, 1)`` (the maximum
+taken before the shift). With the parameter ranges below the sequence never goes negative
+(``0 ≤ c < 1``, ``v, n ≥ 0``), so the shift is 0 and the rescaled curve lies in [0, 1]; an arm
+whose peak stays below 1 keeps its raw values.
 
 The curves are single-peaked: the increments obey ``d_j = (1 − c)·d_{j−1} − n·γ^{j−1}·(1 − γ)``,
 so once an arm's reward starts to fall it keeps falling, towards ``v``.
@@ -94,8 +95,9 @@ GAMMA_SPAN = 0.1
 DECAY_SCALE = 0.2
 
 #: Seeds of the paper's three recommender instances A, B, C (Fig. 3b, Figs 14–16) under the
-#: ``"legacy"`` sampler: the authors' ``recommender_4_1``, ``_2``, ``_3``. The test
-#: ``tests/test_lindner_instances.py`` compares them with values from the authors' code.
+#: ``"legacy"`` sampler: the authors' ``recommender_4_1``, ``_2``, ``_3``, checked against values
+#: from the authors' code.
+# (tests/test_lindner_instances.py compares them with values from the authors' code)
 RECOMMENDER_INSTANCES: dict[str, int] = {"A": 1, "B": 2, "C": 3}
 
 #: Our earlier instances (instance set ``"selected"``, sampler ``"generator"``): the three
@@ -106,7 +108,7 @@ RECOMMENDER_INSTANCES: dict[str, int] = {"A": 1, "B": 2, "C": 3}
 #: novelty bump that draws external-regret learners in); and some other arm also rises by at
 #: least 0.1 above its final value. Seeds 0, 1 and 3 fail. Chosen by us, not by the paper:
 #: the criteria encode the paper's story, so these instances favour SPO by construction.
-#: ``tests/test_data_curves.py`` re-checks the criteria.
+# (tests/test_data_curves.py re-checks the criteria)
 RECOMMENDER_SELECTED_INSTANCES: dict[str, int] = {"A": 2, "B": 4, "C": 5}
 
 #: The samplers of :func:`recommender_parameters`.
@@ -142,7 +144,8 @@ def recommender_parameters(
     """The ``(n_arms, 4)`` parameters ``(v, n, γ, c)`` of each arm, drawn from ``seed``.
 
     ``v = B·U1`` with ``B = 0`` if ``U_B < 0.2`` else 0.5, ``n = 0.5·U2``,
-    ``γ = 0.9 + 0.1·U3``, ``c = 0.2·U4`` (Lindner et al. 2021 §5, docs/fidelity.md).
+    ``γ = 0.9 + 0.1·U3``, ``c = 0.2·U4`` (Lindner et al. 2021 §5; the fidelity ledger,
+    https://impactbandits.readthedocs.io/en/latest/fidelity/).
 
     Args:
         n_arms: number of arms (items).

@@ -67,7 +67,7 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
 from impactbandits.errors import SpecError
 from impactbandits.oracles.recovering import RecoveryClock, block_optimum, plan_table, se_kernel
-from impactbandits.params import NonNegativeFloat, PositiveFloat, PositiveInt
+from impactbandits.params import NonNegativeFloat, PositiveFloat, PositiveInt, RequiredWhen
 
 if TYPE_CHECKING:
     from impactbandits.core.simulate import Trajectory
@@ -108,9 +108,12 @@ class RecoveringBandit(Environment):
 
     def __init__(
         self,
-        values: Annotated[list[Annotated[list[_Value], Field(min_length=2)]], Field(min_length=1)]
-        | None = None,
-        n_arms: PositiveInt | None = None,
+        values: Annotated[
+            Annotated[list[Annotated[list[_Value], Field(min_length=2)]], Field(min_length=1)]
+            | None,
+            RequiredWhen("n_arms", None),
+        ] = None,
+        n_arms: Annotated[PositiveInt | None, RequiredWhen("values", None)] = None,
         z_max: PositiveInt | None = None,
         sigma: NonNegativeFloat = 0.1,
         initial_z: Annotated[int, Field(ge=0)] = 0,

@@ -50,7 +50,13 @@ from impactbandits.envs.curves import (
 )
 from impactbandits.envs.validation import validate_curves
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat, PositiveFloat, PositiveInt, Probability
+from impactbandits.params import (
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
+    Probability,
+    RequiredWhen,
+)
 
 __all__ = [
     "BETA_MEAN_SHAPE",
@@ -280,8 +286,9 @@ def beta_mean_observation(mean: np.ndarray, uniform: np.ndarray) -> np.ndarray:
 
 
 class SinglePeakedBandit(RestedBandit):
-    """Lindner et al.'s single-peaked instances (docs/fidelity.md, Figs 1, 8–10): ``instance``
-    1, 2 or 3 (3 is Figure 1), or explicit ``params`` rows ``(k1, k2, c1, c2, l, a)`` of
+    """Lindner et al.'s single-peaked instances (Figs 1, 8–10; the fidelity ledger,
+    https://impactbandits.readthedocs.io/en/latest/fidelity/): ``instance`` 1, 2 or 3 (3 is
+    Figure 1), or explicit ``params`` rows ``(k1, k2, c1, c2, l, a)`` of
     f(t) = a·exp(−k1(t−l)) + (c2−c1)/(exp(−(k1+k2)(t−l)) + 1) + c1: rates k1 > 0 and k2 ≥ 0,
     reward levels c1, c2 in [0, 1], any shift l and amplitude a (a < 0 in every instance)."""
 
@@ -444,9 +451,13 @@ class ImprovingBandit(RestedBandit):
         m: Annotated[int, Field(ge=0)] = 0,
         horizon: Annotated[int | None, Field(gt=0)] = None,
         ramp: Annotated[int | None, Field(gt=0)] = None,
-        asymptotes: list[Probability] | None = None,
-        saturation: list[PositiveInt] | None = None,
-        curves: list[list[Probability]] | None = None,
+        asymptotes: Annotated[
+            list[Probability] | None, RequiredWhen("family", "saturating")
+        ] = None,
+        saturation: Annotated[
+            list[PositiveInt] | None, RequiredWhen("family", "saturating")
+        ] = None,
+        curves: Annotated[list[list[Probability]] | None, RequiredWhen("family", "curves")] = None,
         noise: NoiseKind = "none",
         sigma: NonNegativeFloat = 0.0,
         noise_draws: NoiseDraws = "per-pull",

@@ -149,7 +149,8 @@ class RestlessRisingBandit(RestlessBandit):
     (``run_restless.sh`` on their ``model.py`` bandits): ``Bandit.load_lambdas`` builds every
     arm with ``restless=False``, so an arm advances with its own pulls (μ_i(m − 1) at its m-th
     pull, as in the rested bandit) while the regret is still measured against the restless
-    benchmark Σ_t max_i μ_i(t − 1) (docs/fidelity.md)."""
+    benchmark Σ_t max_i μ_i(t − 1) (the fidelity ledger,
+    https://impactbandits.readthedocs.io/en/latest/fidelity/)."""
 
     def __init__(
         self,

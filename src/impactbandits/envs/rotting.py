@@ -42,7 +42,13 @@ from pydantic import Field
 
 from impactbandits.envs.rested import NoiseKind, RestedBandit
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat, PositiveFloat, PositiveInt, Probability
+from impactbandits.params import (
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
+    Probability,
+    RequiredWhen,
+)
 
 __all__ = [
     "TEN_ARMS",
@@ -109,7 +115,7 @@ class RottingBandit(RestedBandit):
         self,
         instance: Instance = "ten-arms",
         mu: NonNegativeFloat = 0.1,
-        means: list[NonNegativeFloat] | None = None,
+        means: Annotated[list[NonNegativeFloat] | None, RequiredWhen("instance", "custom")] = None,
         decay: Decay = "abrupt",
         breakpoint: Annotated[int | None, Field(gt=0)] = None,
         rho: PositiveFloat = 1.0,
@@ -139,7 +145,7 @@ class AbruptRottingBandit(RestedBandit):
         self,
         instance: Instance = "ten-arms",
         mu: NonNegativeFloat = 0.1,
-        means: list[NonNegativeFloat] | None = None,
+        means: Annotated[list[NonNegativeFloat] | None, RequiredWhen("instance", "custom")] = None,
         breakpoint: Annotated[int | None, Field(gt=0)] = None,
         length: PositiveInt = 25_000,
         noise: NoiseKind = "gaussian",

@@ -16,7 +16,7 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.pull_model import PullModel
 from impactbandits.core.spaces import Discrete
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat, Probability
+from impactbandits.params import NonNegativeFloat, Probability, RequiredWhen
 
 __all__ = ["BernoulliBandit", "GaussianBandit"]
 
@@ -92,8 +92,10 @@ class GaussianBandit(_StationaryArms):
 
     def __init__(
         self,
-        means: Annotated[list[float], Field(min_length=1)] | None = None,
-        n_arms: Annotated[int | None, Field(gt=0)] = None,
+        means: Annotated[
+            Annotated[list[float], Field(min_length=1)] | None, RequiredWhen("n_arms", None)
+        ] = None,
+        n_arms: Annotated[int | None, Field(gt=0), RequiredWhen("means", None)] = None,
         sigma: NonNegativeFloat = 1.0,
     ) -> None:
         if (means is None) == (n_arms is None):

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from impactbandits.core.environment import Environment
     from impactbandits.experiments.claims import Claim
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ComponentSpec, ExperimentSpec, SpecRecord
 
 __all__ = [
@@ -46,8 +47,10 @@ class Figure:
     """``build(quick)``: the experiment; ``quick=True`` gives the reduced grid. A figure with
     an authors'-code counterpart is built as ``build(quick, variant="authors-code")`` too."""
     render: Callable[..., list[Path]] | None = None
-    """Draw the paper's panels from a finished run directory; returns the PNG paths. A figure
-    with :attr:`notes` has a renderer that also takes ``note=`` (a line for each PNG's face)."""
+    """Draw the paper's panels from a finished run directory; returns the PNG paths. It takes
+    ``output=`` (:class:`~impactbandits.experiments.figure_output.FigureOutput`, passed on to
+    :func:`save_png`); a figure with :attr:`notes` has a renderer that also takes ``note=`` (a
+    line for each PNG's face)."""
     variants: tuple[str, ...] = ("paper",)
     """``"paper"`` (the default) and, where the authors published code that differs from the
     paper, ``"authors-code"``: every component switched to its authors' code behaviour; a
@@ -61,13 +64,22 @@ class Figure:
     that variant's figure shows the opposite of the paper, and which variant shows the paper's
     behaviour."""
 
-    def draw(self, run_dir: Path, variant: str = "paper") -> list[Path]:
+    def draw(
+        self, run_dir: Path, variant: str = "paper", output: FigureOutput | None = None
+    ) -> list[Path]:
         """The renderer's PNGs for a finished run of ``variant`` (none without a renderer),
-        with the variant's note on their face."""
+        with the variant's note on their face, drawn and written as ``output`` says (default:
+        PNG only, the library's style)."""
+        from impactbandits.experiments.figure_output import FigureOutput
+
         if self.render is None:
             return []
+        output = output or FigureOutput()
         note = self.notes.get(variant, "")
-        return self.render(run_dir, note=note) if note else self.render(run_dir)
+        with output.drawing():
+            if note:
+                return self.render(run_dir, note=note, output=output)
+            return self.render(run_dir, output=output)
 
     def spec(self, quick: bool = False, variant: str = "paper") -> ExperimentSpec:
         """The figure's experiment at full or ``--quick`` scale, in the given ``variant``.
@@ -180,17 +192,19 @@ def built_in_environment(component: ComponentSpec, field: str = "environment") -
     return build_environment(component.kind, validate_params(cls, component.params, field))
 
 
-def save_png(fig: MplFigure, run_dir: str | Path, stem: str, dpi: int = 100) -> Path:
-    """Write ``fig`` to ``RUN_DIR/figures/paper/STEM.png`` (creating the folder); return the
-    path. Renderers' figures live apart from the report's per-environment figures
+def save_png(
+    fig: MplFigure, run_dir: str | Path, stem: str, output: FigureOutput | None = None
+) -> Path:
+    """Write ``fig`` to ``RUN_DIR/figures/paper/STEM.png`` (creating the folder), with the
+    vector copy ``output`` asks for and the CSV of its lines
+    (:func:`~impactbandits.experiments.figure_output.save_figure`); return the PNG's path.
+    Renderers' figures live apart from the report's per-environment figures
     (``RUN_DIR/figures/``), so no label can make one overwrite the other; stems built from
-    labels use :func:`~impactbandits.experiments.filenames.figure_stem`. The figure's suptitle is
-    stored as the PNG's ``Title``: the report's heading for it."""
-    from impactbandits.experiments import layout
+    labels use :func:`~impactbandits.experiments.filenames.figure_stems`. The figure's suptitle
+    is stored as the PNG's ``Title``: the report's heading for it."""
+    from impactbandits.experiments.figure_output import save_figure
 
     path = Path(run_dir) / "figures" / "paper" / f"{stem}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     title = fig.get_suptitle()
-    # a row of panels is placed without drawing the figure twice (layout.fix_layout)
-    layout.save_png(fig, path, dpi=dpi, metadata={"Title": title} if title else None)
-    return path
+    return save_figure(fig, path, output, metadata={"Title": title} if title else None)

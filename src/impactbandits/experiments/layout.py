@@ -21,7 +21,11 @@ import matplotlib as mpl
 from matplotlib.font_manager import FontProperties
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-__all__ = ["fix_layout", "save_png"]
+__all__ = ["PANEL", "arrange", "fix_layout", "save_png"]
+
+#: A panel's size in inches (width, height): two side by side fill a two-column paper's text
+#: width at about their own size.
+PANEL = (3.6, 2.8)
 
 #: A character's width in em: DejaVu Sans digits are 0.636 em wide, most letters less.
 CHAR_EM = 0.64
@@ -172,3 +176,96 @@ def save_png(fig: Any, path: Any, dpi: int = 100, metadata: dict[str, str] | Non
     fig.set_dpi(dpi)
     canvas: Any = FigureCanvasAgg(fig)  # matplotlib's print_png is untyped
     canvas.print_png(path, metadata=metadata)
+
+
+def _grid_shape(count: int) -> tuple[int, int]:
+    """(rows, columns) for ``count`` panels: one row up to three, two columns for four, rows
+    of three beyond."""
+    columns = count if count <= 3 else (2 if count == 4 else 3)
+    return -(-count // columns), columns
+
+
+def _look(handle: Any) -> tuple[Any, ...]:
+    """How a legend entry is drawn: colour, line style and marker of a line; face and edge
+    colour of anything else."""
+    from matplotlib.colors import to_rgba
+
+    if hasattr(handle, "get_linestyle") and hasattr(handle, "get_marker"):
+        return (to_rgba(handle.get_color()), handle.get_linestyle(), handle.get_marker())
+    face = handle.get_facecolor() if hasattr(handle, "get_facecolor") else None
+    return (repr(face), repr(getattr(handle, "get_edgecolor", lambda: None)()))
+
+
+def _merge_legends(fig: Any, axes: list[Any], columns: int) -> bool:
+    """Replace the legends of ``axes`` that list the same entries (those of the fullest legend,
+    or a part of them) by one legend of the figure below the panels; ``True`` if it did. Other
+    legends (a panel of arms beside panels of policies) stay where they are."""
+    legends = [(ax, ax.get_legend()) for ax in axes if ax.get_legend() is not None]
+    if len(legends) < 2:
+        return False
+    labelled = [(ax, legend, [t.get_text() for t in legend.get_texts()]) for ax, legend in legends]
+    fullest = max(labelled, key=lambda item: len(item[2]))
+    handles, labels = fullest[0].get_legend_handles_labels()
+    looks = {label: _look(handle) for handle, label in zip(handles, labels, strict=True)}
+
+    def drawn_alike(ax: Any) -> bool:
+        """Every entry of ``ax``'s legend looks as the fullest legend draws it (the same
+        colour, line style and marker): one legend can then stand for both panels."""
+        own = ax.get_legend_handles_labels()
+        return all(looks.get(label) == _look(h) for h, label in zip(*own, strict=True))
+
+    same = [
+        item for item in labelled if set(item[2]) <= set(fullest[2]) and drawn_alike(item[0])
+    ]
+    if len(same) < 2:
+        return False
+    for _, legend, _ in same:
+        legend.remove()
+    fig.legend(
+        handles, labels, loc="outside lower center", ncols=max(1, min(len(labels), 2 * columns)),
+        frameon=False,
+    )  # fmt: skip
+    return True
+
+
+def arrange(fig: Any) -> Any:
+    """Lay out a figure of one row of panels (:func:`_row`) so that each stays legible at
+    :data:`PANEL` size: more than three panels become a grid (:func:`_grid_shape`), the figure
+    is resized to its panels, and legends listing the same entries become one legend below
+    them. Shared y axes show their tick labels in the first column. Figures of another shape
+    are left as they are."""
+    row = _row(fig)
+    if row is None:
+        return fig
+    rows, columns = _grid_shape(len(row))
+    if rows > 1:
+        from matplotlib.gridspec import GridSpec
+
+        grid = GridSpec(rows, columns, figure=fig)
+        shared_label = row[0].get_ylabel()
+        for index, ax in enumerate(row):
+            ax.set_subplotspec(grid[index // columns, index % columns])
+            if index % columns == 0 and index:
+                shared = row[0].get_shared_y_axes().joined(row[0], ax)
+                if shared:
+                    ax.tick_params(axis="y", which="both", labelleft=True)
+                    if not ax.get_ylabel():
+                        ax.set_ylabel(shared_label)
+    if not isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
+        fig.set_layout_engine("constrained")
+    merged = _merge_legends(fig, row, columns)
+    width, height = PANEL
+    outside = any(_outside_legend(ax) is not None for ax in row)
+    extra_width = 1.6 if outside else 0.0  # room for a legend right of a panel
+    legend_rows = 0
+    if merged:
+        legend = fig.legends[-1]
+        entries = len(legend.get_texts())
+        legend_rows = -(-entries // max(1, min(entries, 2 * columns)))
+    title = fig.get_suptitle()
+    title_lines = title.count("\n") + 1 if title else 0
+    fig.set_size_inches(
+        columns * (width + extra_width),
+        rows * height + 0.22 * title_lines + (0.2 * legend_rows + 0.15 if merged else 0.0),
+    )
+    return fig

@@ -26,6 +26,8 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
+    from impactbandits.experiments.figure_output import FigureOutput
+
 __all__ = [
     "ALPHA",
     "FAMILY_SEPARATOR",
@@ -227,11 +229,6 @@ def rank_table(board: pd.DataFrame) -> pd.DataFrame:
     return wide.iloc[order]
 
 
-def _number(value: float) -> str:
-    """Three significant digits: per-step regrets span 1e-16 (rounding) to 1."""
-    return "–" if not np.isfinite(value) else f"{value:.3g}"
-
-
 #: What the regret of the rested families is measured against.
 EXACT_REGRET = "regret against the exact optimal policy"
 
@@ -244,16 +241,17 @@ def to_markdown(
     import pandas as pd
 
     from impactbandits.experiments.paired_ranks import METHOD
+    from impactbandits.experiments.summary import format_estimate
 
     ranks = rank_table(board)
     horizons = sorted(board["horizon"].unique())
     families = sorted(board["family"].unique())
     lines = [f"# {title}", ""]
     lines += [
-        f"Mean per-step policy regret ({against}, divided by the horizon T) at each horizon, "
-        "with 95% confidence intervals over replications; ranks per family and horizon "
-        "(1 = lowest regret) and their mean over the families where the policy ran (rows "
-        "ordered by how many families that is: mean ranks compare like with like). Ranking: "
+        f"Mean per-step policy regret ({against}, divided by the horizon T) at each horizon "
+        "± the half-width of its 95% confidence interval over replications; ranks per family "
+        "and horizon (1 = lowest regret) and their mean over the families where the policy ran "
+        "(rows ordered by how many families that is: mean ranks compare like with like). Ranking: "
         + METHOD.format(alpha=ALPHA)
         + ' (every comparison is in pairs.csv). "seeds needed": after how many seeds the '
         "ranking stopped changing.",
@@ -294,10 +292,8 @@ def to_markdown(
                     entries.append("–")
                     continue
                 r = row.iloc[0]
-                entries.append(
-                    f"{_number(r.per_step_regret)} [{_number(r.ci_low)}, {_number(r.ci_high)}]"
-                    f" (#{r['rank']:g})"
-                )
+                half = (r.ci_high - r.ci_low) / 2
+                entries.append(f"{format_estimate(r.per_step_regret, half)} (#{r['rank']:g})")
             lines.append(f"| {policy} | " + " | ".join(entries) + " |")
         lines.append("")
     return "\n".join(lines)
@@ -318,7 +314,12 @@ def plot_ranks(board: pd.DataFrame, ax: Any, horizon: int) -> Any:
     return image
 
 
-def write_leaderboard(table: pd.DataFrame, run_dir: str | Path, **markdown: str) -> list[Path]:
+def write_leaderboard(
+    table: pd.DataFrame,
+    run_dir: str | Path,
+    output: FigureOutput | None = None,
+    **markdown: str,
+) -> list[Path]:
     """``leaderboard.csv``, ``pairs.csv``, ``ranks.csv`` and ``leaderboard.md`` (``markdown``:
     :func:`to_markdown`'s ``title`` and ``against``) in ``run_dir``, and a rank heat map per
     horizon in ``figures/paper/``; returns the PNG paths."""
@@ -342,6 +343,6 @@ def write_leaderboard(table: pd.DataFrame, run_dir: str | Path, **markdown: str)
     for horizon in sorted(board["horizon"].unique()):
         fig, ax = plt.subplots(figsize=(8, 5), layout="constrained")
         plot_ranks(board, ax, int(horizon))
-        paths.append(save_png(fig, run_dir, f"ranks-T{int(horizon)}"))
+        paths.append(save_png(fig, run_dir, f"ranks-T{int(horizon)}", output))
         plt.close(fig)
     return paths

@@ -19,6 +19,7 @@ import datetime as dt
 import importlib
 import importlib.metadata
 import json
+import os
 import platform
 import resource
 import subprocess
@@ -126,6 +127,31 @@ def library_commit() -> str | None:
     return git_commit() or build_commit()
 
 
+def _cpu_model() -> str:
+    """The processor's model name (Linux: ``/proc/cpuinfo``), else what :mod:`platform`
+    knows, else ``"unknown"``."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            for line in info:
+                if line.lower().startswith(("model name", "hardware", "cpu model")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def machine() -> dict[str, str]:
+    """The machine a session ran on: CPU model, logical cores (all, and those this process may
+    use), operating system and architecture."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {
+        "cpu": _cpu_model(),
+        "cores": f"{os.cpu_count() or '?'} logical, {usable or '?'} usable",
+        "os": platform.platform(terse=True),
+        "arch": platform.machine(),
+    }
+
+
 def _cpu_seconds() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -141,7 +167,8 @@ class Session:
     finished: str
     wall_seconds: float
     cpu_seconds: float
-    """Main process plus the workers' task CPU (not their start-up)."""
+    """Main process plus the workers' task CPU (not their start-up), from the runner's start
+    to its end: without the interpreter's start-up before it and the report after it."""
     backend: str
     workers: int
     computed: int
@@ -151,6 +178,8 @@ class Session:
     host: str = field(default_factory=platform.node)
     versions: dict[str, str] = field(default_factory=versions)
     commit: str | None = field(default_factory=library_commit)
+    machine: dict[str, str] = field(default_factory=machine)
+    """:func:`machine` (empty in stores written before it was recorded)."""
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -158,7 +187,9 @@ class Session:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Session:
         names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        # a store written before the machine was recorded: say so, never this machine's
+        fields = {"machine": {}} | {k: v for k, v in data.items() if k in names}
+        return cls(**fields)
 
 
 def _now() -> str:

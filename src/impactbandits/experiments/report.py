@@ -14,12 +14,13 @@ Student-t intervals of the mean over seeds, clipped at 0 for counts (pulls, swit
 The summary and the figures show statistics over seeds only, so the report never builds the
 tidy table: :func:`~impactbandits.experiments.aggregates.read_aggregates` streams the store once
 and keeps one cell's values at a time (a store of 10⁶ results: 0.4 GB peak instead of 1.8 GB,
-``benchmarks/report_large.py``); the numbers are those of the tidy table's route
+measured with the project's benchmarks); the numbers are those of the tidy table's route
 (:func:`~impactbandits.experiments.summary.summary_table`, the ``plot_*`` functions).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import multiprocessing
@@ -34,8 +35,8 @@ from matplotlib.figure import Figure
 
 from impactbandits import settings
 from impactbandits.experiments.aggregates import AGGREGATES_MEMO, Aggregates
+from impactbandits.experiments.figure_output import FigureOutput, save_figure
 from impactbandits.experiments.filenames import figure_stems
-from impactbandits.experiments.layout import save_png
 from impactbandits.experiments.plots import draw_metric_vs_horizon, draw_metric_vs_time
 from impactbandits.experiments.provenance import Session, sessions_from_meta
 from impactbandits.experiments.spec import SpecRecord
@@ -50,7 +51,15 @@ from impactbandits.experiments.tidy import (
     warn_coverage,
 )
 
-__all__ = ["figure_title", "longest_cells", "summary_table", "write_report"]
+__all__ = [
+    "CPU_COUNTS",
+    "figure_of",
+    "figure_title",
+    "longest_cells",
+    "maths_html",
+    "summary_table",
+    "write_report",
+]
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;max-width:1280px;margin:2em auto;padding:0 1em;
@@ -68,6 +77,8 @@ td.best{font-weight:600}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em} dt{color:#555}
 pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.85em}
 figure{margin:1em 0} figure img{max-width:100%;border:1px solid #eee}
+figcaption{color:#555;font-size:.9em;max-width:60em}
+.banner{background:#fff4d6;border:1px solid #e0b84c;padding:.6em 1em;border-radius:4px}
 """
 
 
@@ -96,7 +107,7 @@ def figure_title(path: Path) -> str:
             return str(title)
     except (OSError, ImportError):
         pass
-    stem = re.sub(r"\.[0-9a-f]{10}$", "", path.stem)
+    stem = re.sub(r"--[0-9a-f]{10}$", "", path.stem)
     return stem.replace("-", " ")
 
 
@@ -114,25 +125,29 @@ def _figure_workers() -> int:
     return settings.report_workers()
 
 
-def _draw_environment(job: tuple[Stats, Stats, str, str, bool, Path]) -> Path:
+def _draw_environment(
+    job: tuple[Stats, Stats, str, str, bool, Path, FigureOutput, str],
+) -> Path:
     """One standard figure: ``(statistics by horizon, by round of the longest runs, time
-    metric, horizon metric, log x, path)``; the horizon panel only with several horizons (else
-    it would be one point)."""
-    rows, trajectory, metric_t, metric_h, wide, path = job
+    metric, horizon metric, log x, path, output, title)``; the horizon panel only with several
+    horizons (else it would be one point)."""
+    rows, trajectory, metric_t, metric_h, wide, path, output, title = job
     single = rows.keys["horizon"].nunique() < 2
-    fig = Figure(figsize=(6.5 if single else 12, 3.8), layout="constrained")
-    axes = fig.subplots(1, 1 if single else 2, squeeze=False)[0]
-    draw_metric_vs_time(trajectory, axes[0], metric=metric_t)
-    axes[0].set_title(f"{metric_t.replace('_', ' ')} against the round (longest run)")
-    if not single:
-        draw_metric_vs_horizon(rows, axes[1], metric=metric_h, log_x=wide)
-        axes[1].set_title(f"{metric_h.replace('_', ' ')} against the horizon")
-    save_png(fig, path, dpi=100)
+    with output.drawing():
+        fig = Figure(layout="constrained")
+        axes = fig.subplots(1, 1 if single else 2, squeeze=False)[0]
+        draw_metric_vs_time(trajectory, axes[0], metric=metric_t)
+        axes[0].set_title(f"{metric_t.replace('_', ' ')} against the round (longest run)")
+        if not single:
+            draw_metric_vs_horizon(rows, axes[1], metric=metric_h, log_x=wide)
+            axes[1].set_title(f"{metric_h.replace('_', ' ')} against the horizon")
+        fig.suptitle(title)
+        save_figure(fig, path, dataclasses.replace(output, on_saved=None))
     return path
 
 
 def _standard_figures(
-    run_dir: Path, aggregates: Aggregates, workers: int
+    run_dir: Path, aggregates: Aggregates, workers: int, output: FigureOutput
 ) -> list[tuple[str, Path]]:
     figures_dir = run_dir / "figures"
     figures_dir.mkdir(exist_ok=True)
@@ -144,10 +159,12 @@ def _standard_figures(
     stems = figure_stems(environments)
     horizons = table.keys["horizon"]
     wide = bool(horizons.max() >= 30 * horizons.min())
+    # the progress callback stays here: it is called as each figure is done
+    plain = dataclasses.replace(output, on_saved=None)
     jobs = [
         (table.where(environment=env).only([metric_h]),
          trajectories.where(environment=env).only([metric_t]), metric_t, metric_h, wide,
-         figures_dir / f"{stems[env]}.png")
+         figures_dir / f"{stems[env]}.png", plain, env)
         for env in environments
     ]  # fmt: skip
     if len(jobs) > PARALLEL_FIGURES and workers > 1:
@@ -155,9 +172,17 @@ def _standard_figures(
         method = "forkserver" if sys.platform.startswith("linux") else "spawn"
         context = multiprocessing.get_context(method)
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            paths = list(pool.map(_draw_environment, jobs, chunksize=4))
+            paths = []
+            for path in pool.map(_draw_environment, jobs, chunksize=4):
+                paths.append(path)
+                if output.on_saved is not None:
+                    output.on_saved(path)
     else:
-        paths = [_draw_environment(job) for job in jobs]
+        paths = []
+        for job in jobs:
+            paths.append(_draw_environment(job))
+            if output.on_saved is not None:
+                output.on_saved(paths[-1])
     return list(zip(environments, paths, strict=True))
 
 
@@ -185,6 +210,7 @@ def _run_section(spec: SpecRecord, coverage: SeedCoverage, sessions: list[Sessio
         last = sessions[-1]
         total_wall = sum(s.wall_seconds for s in sessions)
         total_cpu = sum(s.cpu_seconds for s in sessions)
+        machine = last.machine
         facts += [
             ("library", f"impactbandits {last.versions.get('impactbandits', '?')}"),
             ("git commit", last.commit or "not a git checkout"),
@@ -193,10 +219,18 @@ def _run_section(spec: SpecRecord, coverage: SeedCoverage, sessions: list[Sessio
                 ", ".join(f"{k} {v}" for k, v in last.versions.items() if k != "impactbandits"),
             ),
             (
+                "machine",
+                f"{machine.get('cpu', '?')}; {machine.get('cores', '?')} cores; "
+                f"{machine.get('os', '?')}"
+                if machine
+                else "not recorded (a store written before machines were recorded)",
+            ),
+            (
                 "time",
                 f"{_seconds(total_wall)} wall, {_seconds(total_cpu)} CPU "
                 f"in {len(sessions)} session{'s' if len(sessions) > 1 else ''}",
             ),
+            ("what the CPU time counts", CPU_COUNTS),
         ]
     out = ["<h2 id='run'>The run</h2>", "<dl>"]
     out += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts]
@@ -221,6 +255,91 @@ def _run_section(spec: SpecRecord, coverage: SeedCoverage, sessions: list[Sessio
     spec_text = json.dumps(spec.to_dict(), indent=2, ensure_ascii=False)
     out.append(f"<details><summary>The spec</summary><pre>{esc(spec_text)}</pre></details>")
     return out
+
+
+#: What the report's CPU seconds are
+#: (:attr:`~impactbandits.experiments.provenance.Session.cpu_seconds`).
+CPU_COUNTS = (
+    "user + system CPU of the runner's process and of its workers' tasks, from the runner's "
+    "start to its end (simulation, oracles, storing); not the interpreter's start-up, the "
+    "workers' start-up, nor drawing this report"
+)
+
+
+def figure_of(name: str) -> str | None:
+    """The registered figure a run's experiment ``name`` belongs to (``NAME``,
+    ``NAME-quick``, ``NAME-VARIANT``, ``NAME-VARIANT-quick``), read from the name alone; else
+    ``None``."""
+    from impactbandits.experiments.figures import FIGURES
+
+    base = name.removesuffix("-quick")
+    for candidate in (base, *(base.removesuffix(f"-{v}") for v in _VARIANT_SUFFIXES)):
+        if candidate in FIGURES:
+            return candidate
+    return None
+
+
+_VARIANT_SUFFIXES = ("authors-code", "authors-ucb1")
+
+
+def maths_html(text: str) -> str:
+    """``text`` escaped for HTML, with TeX-style braces rendered: ``x^{2/3}`` as a
+    superscript, ``s_{a}`` as a subscript (innermost first: ``γ^{s_{a}}``); a bare ``^`` or
+    ``_`` (``f_uni``) is left as it is."""
+    out = html.escape(text)
+    for _ in range(4):  # nesting depth
+        rendered = re.sub(r"_\{([^{}]*)\}", r"<sub>\1</sub>", out)
+        rendered = re.sub(r"\^\{([^{}]*)\}", r"<sup>\1</sup>", rendered)
+        if rendered == out:
+            break
+        out = rendered
+    return out
+
+
+def _banner(spec: SpecRecord) -> str:
+    """A visible warning on runs below the paper's scale (``--quick``)."""
+    if not spec.name.endswith("-quick"):
+        return ""
+    largest = f"{max(spec.horizons):,}" if spec.horizons else "?"
+    return (
+        "<p class='banner'><strong>Reduced grid (--quick):</strong> horizons up to "
+        f"T = {largest} and {spec.seeds} seed{'s' if spec.seeds != 1 else ''}, below the "
+        "paper's scale; a check of the implementation, not a reproduction. Run without "
+        "<code>--quick</code> for the paper's figures.</p>"
+    )
+
+
+def _links(path: Path, run_dir: Path) -> str:
+    """Links to the files written beside a figure's PNG: its data (CSV) and vector copies."""
+    esc = html.escape
+    parts = []
+    for suffix, word in ((".csv", "data (CSV)"), (".pdf", "PDF"), (".svg", "SVG")):
+        sibling = path.with_suffix(suffix)
+        if sibling.is_file():
+            rel = sibling.relative_to(run_dir) if sibling.is_relative_to(run_dir) else sibling
+            parts.append(f"<a href='{esc(rel.as_posix())}'>{word}</a>")
+    return " · ".join(parts)
+
+
+def _caption(coverage: SeedCoverage, spec: SpecRecord) -> str:
+    return (
+        f"Lines: means over seeds ({coverage.describe()}; root seed {spec.seed}). Bands: 95% "
+        "Student-t confidence intervals of the mean over seeds (clipped at 0 for counts)."
+    )
+
+
+def _cite_section(spec: SpecRecord) -> list[str]:
+    from impactbandits.citations import figure_bibtex, library_bibtex
+
+    figure = figure_of(spec.name)
+    papers = figure_bibtex(figure) if figure else []
+    text = "\n\n".join([*papers, library_bibtex()])
+    lead = (
+        f"The paper this run reproduces ({html.escape(figure or '')}) and the library:"
+        if papers
+        else "The library:"
+    )
+    return ["<h2 id='cite'>Cite</h2>", f"<p>{lead}</p>", f"<pre>{html.escape(text)}</pre>"]
 
 
 def _summary_html(summary: pd.DataFrame) -> str:
@@ -248,10 +367,19 @@ def _summary_html(summary: pd.DataFrame) -> str:
 
 
 def write_report(
-    run_dir: str | Path, extra_figures: Sequence[Path] = (), seeds: Seeds = None
+    run_dir: str | Path,
+    extra_figures: Sequence[Path] = (),
+    seeds: Seeds = None,
+    output: FigureOutput | None = None,
 ) -> Path:
     """Write ``RUN_DIR/report.html`` (and, without ``extra_figures``, the standard
-    ``RUN_DIR/figures/*.png``); return its path.
+    ``RUN_DIR/figures/*.png`` with their CSV and, as ``output`` asks, vector copies); return
+    its path.
+
+    The page: a banner on ``--quick`` runs (below the paper's scale), the summary table, each
+    figure with a caption (seeds, what the bands are, links to its CSV and vector files), the
+    run (machine, versions, sessions, what the CPU seconds count) and BibTeX of the paper
+    reproduced (:func:`figure_of`) and of the library.
 
     ``extra_figures``: a paper renderer's PNGs, shown instead of the standard figures (they
     show the same runs the paper's way). With more than :data:`PARALLEL_FIGURES` environments
@@ -261,6 +389,7 @@ def write_report(
     states the seeds shown and stored, and the same facts are warned
     (:class:`~impactbandits.experiments.store.StoreWarning`) as by ``tidy_table``."""
     run_dir = Path(run_dir)
+    output = output or FigureOutput()
     workers = _figure_workers()  # a bad value is refused before anything is read or drawn
     with Store.open_existing(run_dir) as store:
         store.check()
@@ -275,7 +404,7 @@ def write_report(
     if extra_figures:
         images = [(figure_title(p), p) for p in extra_figures]
     elif len(aggregates):
-        images = _standard_figures(run_dir, aggregates, workers)
+        images = _standard_figures(run_dir, aggregates, workers, output)
     else:
         images = []
     summary = pd.DataFrame()
@@ -297,9 +426,10 @@ def write_report(
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         f"<title>{esc(spec.name)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{esc(spec.name)}</h1>",
-        f"<p class='lead'>{esc(spec.description)}</p>" if spec.description else "",
+        _banner(spec),
+        f"<p class='lead'>{maths_html(spec.description)}</p>" if spec.description else "",
         "<nav><a href='#summary'>Summary</a><a href='#figures'>Figures</a>"
-        "<a href='#run'>The run</a></nav>",
+        "<a href='#run'>The run</a><a href='#cite'>Cite</a></nav>",
         f"<h2 id='summary'>Summary at {esc(largest)}</h2>",
         "<p>Mean ± half-width of the 95% Student-t interval over seeds. <em>optimum</em> is the "
         "exact oracle's value (the benchmark of <em>regret</em>); within each environment the "
@@ -307,15 +437,20 @@ def write_report(
         _summary_html(summary),
         "<h2 id='figures'>Figures</h2>",
     ]
+    caption = _caption(coverage, spec)
     for title, path in images:
         rel = path.relative_to(run_dir) if path.is_relative_to(run_dir) else path
+        links = _links(path, run_dir)
         parts.append(
             f"<figure><h3>{esc(title)}</h3><img src='{esc(rel.as_posix())}' "
-            f"alt='{esc(title)}' loading='lazy'></figure>"
+            f"alt='{esc(title)}' loading='lazy'><figcaption>{esc(caption)}"
+            + (f" {links}" if links else "")
+            + "</figcaption></figure>"
         )
     if not images:
         parts.append("<p>No figures yet.</p>")
     parts += _run_section(spec, coverage, sessions)
+    parts += _cite_section(spec)
     parts.append("</body></html>")
     out = run_dir / "report.html"
     out.write_text("\n".join(parts), encoding="utf-8")

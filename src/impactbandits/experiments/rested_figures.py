@@ -8,18 +8,22 @@ with 95% bands; (c) for two arms, the pulls of the first arm against T beside th
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from impactbandits.experiments.figures import built_in_environment, save_png
-from impactbandits.experiments.filenames import figure_stem
+from impactbandits.experiments.filenames import figure_stems
 from impactbandits.experiments.plots import (
     draw_metric_vs_horizon,
     draw_pulls_vs_horizon,
     outside_legend,
 )
+
+if TYPE_CHECKING:
+    from impactbandits.experiments.figure_output import FigureOutput
 
 __all__ = ["plot_curves", "render_rested"]
 
@@ -44,6 +48,7 @@ def render_rested(
     metrics: tuple[str, ...] = ("per_step_regret",),
     pulls_panel: bool = True,
     note: str = "",
+    output: FigureOutput | None = None,
 ) -> list[Path]:
     """One PNG per environment in ``RUN_DIR/figures/`` with the panels described above; one
     panel per entry of ``metrics`` (against T); ``note``: a second title line on each."""
@@ -54,6 +59,7 @@ def render_rested(
     spec, aggregates = run_aggregates(run_dir)
     t_max = max(spec.horizons)
     paths = []
+    stems = figure_stems(e.label for e in spec.environments)
     for env_spec in spec.environments:
         env = built_in_environment(env_spec)
         curves = getattr(env, "curves", None)
@@ -86,5 +92,5 @@ def render_rested(
             draw_pulls_vs_horizon(rows, axes[-1], arm=0, optimal=optimal)
             axes[-1].set_title("pulls of arm 0 (the paper's arm 1)")
         fig.suptitle(f"{spec.name}: {env_spec.label}" + (f"\n{note}" if note else ""))
-        paths.append(save_png(fig, run_dir, f"{spec.name}-{figure_stem(env_spec.label)}"))
+        paths.append(save_png(fig, run_dir, f"{spec.name}-{stems[env_spec.label]}", output))
     return paths

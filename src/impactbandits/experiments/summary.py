@@ -14,6 +14,7 @@ import pandas as pd
 from impactbandits.experiments.stats import Stats, table_stats
 
 __all__ = [
+    "MEAN_DIGITS",
     "SUMMARY_METRICS",
     "format_estimate",
     "pull_shares",
@@ -35,18 +36,39 @@ TITLES = {
 }
 
 
+#: Significant digits of a mean at most: an interval narrower than the mean's last digit at
+#: that precision (rounding noise, a near-deterministic quantity) is shown as "< one unit" of it.
+MEAN_DIGITS = 6
+
+
 def format_estimate(mean: float, half: float | None = None) -> str:
-    """``mean ± half`` with the half-width to two significant digits and the mean to the same
-    decimal place (thousands separated by a thin space); a mean alone (no interval) to four
-    significant digits, or as a whole number from 1,000 on. NaN gives ``""``."""
+    """``mean ± half``, one rule for every table of the library: the half-width to two
+    significant digits and the mean to the same decimal place (thousands separated by a thin
+    space), at most :data:`MEAN_DIGITS` significant digits of the mean — a half-width below
+    that is written ``< 0.00001`` (ron-fig1's 2.1000000028 ± 0.0000000097 is
+    ``2.10000 ± < 0.00001``). A mean alone (no interval, or one of floating-point rounding:
+    at most 10⁻⁹ of the mean, or of 10⁻⁶ near 0) has four significant digits, or is a whole
+    number from 1,000 on. NaN gives ``""``."""
     if mean is None or not math.isfinite(mean):
         return ""
-    if half is None or not math.isfinite(half) or half <= 1e-9 * max(1.0, abs(mean)):
-        # no interval, or one of rounding noise (e.g. an oracle's value summed in another order)
-        return _number(mean, 0) if abs(mean) >= 1000 else f"{mean:.4g}"
+    if half is None or not math.isfinite(half) or half <= 1e-9 * max(abs(mean), 1e-6):
+        # no interval, or one of floating-point rounding (an oracle's value summed in another
+        # order): the value alone
+        if abs(mean) >= 1000:
+            return _number(mean, 0)
+        text = f"{mean:.4g}"
+        if "e" in text:  # below 10⁻⁴: four significant digits without an exponent
+            decimals = 3 - math.floor(math.log10(abs(mean)))
+            text = _number(round(mean, decimals), decimals)
+        return text
     decimals = 1 - math.floor(math.log10(half))  # negative: rounded to tens, hundreds, …
+    if mean != 0:
+        decimals = min(decimals, MEAN_DIGITS - 1 - math.floor(math.log10(abs(mean))))
     shown = max(decimals, 0)
-    return f"{_number(round(mean, decimals), shown)} ± {_number(round(half, decimals), shown)}"
+    rounded = round(half, decimals)
+    if rounded == 0:
+        return f"{_number(round(mean, decimals), shown)} ± < {_number(10.0**-decimals, shown)}"
+    return f"{_number(round(mean, decimals), shown)} ± {_number(rounded, shown)}"
 
 
 def _number(value: float, digits: int) -> str:

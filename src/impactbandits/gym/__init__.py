@@ -59,13 +59,33 @@ uses exactly these:
 For an environment built from the registry (:func:`make`, :meth:`BanditEnv.from_spec
 <impactbandits.gym.env.BanditEnv.from_spec>`) the key is the spec entry's content key, so the
 noise, and with :class:`~impactbandits.gym.agent.LibraryAgent` the policy's choices, are the
-runner's bit for bit (``examples/gym_policy.py`` checks it). A bare environment
-(``BanditEnv(env, key=k)``) draws ``EnvironmentRandom(s, k, [r])``, which is what
-:func:`~impactbandits.core.simulate.simulate` draws when given those sources.
+runner's bit for bit. A bare environment (``BanditEnv(env, key=k)``) draws
+``EnvironmentRandom(s, k, [r])``, which is what :func:`~impactbandits.core.simulate.simulate`
+draws when given those sources.
 
-:func:`register_envs` registers ``impactbandits/<kind>-v0`` for every registered environment
-kind; call it yourself: importing this package registers nothing.
+**Gymnasium ids.** Every registered environment kind has the id ``impactbandits/<kind>-v0``,
+whose keyword arguments are :func:`make`'s. Name it with the module
+:mod:`impactbandits.gym.registered` in Gymnasium's ``"module:id"`` form, and
+:func:`gymnasium.make` imports that module, which registers the ids, before looking the id up:
+no call needed::
+
+    import gymnasium
+
+    env = gymnasium.make(
+        "impactbandits.gym.registered:impactbandits/single-peaked-v0",
+        instance=1, noise="gaussian", sigma=0.05, horizon=1000,
+    )
+
+(or call :func:`register_envs` once, then ``gymnasium.make("impactbandits/<kind>-v0", ...)``).
+Why not registered on install: Gymnasium 1.x has no plugin entry points (the ``gymnasium.envs``
+entry-point group that Gymnasium 0.x loaded was removed in 1.0); the ``"module:id"`` form, as in
+``gymnasium.make("ale_py:ALE/Pong-v5")``, is its replacement. And the library has no
+import-time side effects: importing :mod:`impactbandits` or this package registers nothing;
+only importing :mod:`impactbandits.gym.registered` does.
 """
+
+# examples/gym_policy.py (run by tests/test_gym.py) checks that a library policy played through
+# the adapter gets the runner's numbers bit for bit (the module docstring's "Seeding").
 
 from __future__ import annotations
 

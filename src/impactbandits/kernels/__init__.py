@@ -24,10 +24,10 @@
 
 Both give identical numbers: a compiled step transcribes its policy's operations in the same
 order, and the noise of each pull is computed from the same counter with the same functions
-(``tests/test_compiled_steps.py`` compares every declared step with its readable class, bit for
-bit). The generic loop (:mod:`impactbandits.kernels.loop`) is compiled once per step and cached
-on disk by numba (in ``__pycache__`` beside it, or numba's per-user cache directory when the
-installation is read-only), so a later process loads it instead of compiling.
+(every declared step is checked against its readable class, bit for bit). The generic loop
+(:mod:`impactbandits.kernels.loop`) is compiled once per step and cached on disk by numba (in
+``__pycache__`` beside it, or numba's per-user cache directory when the installation is
+read-only), so a later process loads it instead of compiling.
 
 Ctrl-C and SIGTERM: while a compiled loop runs, its thread executes no Python bytecode, so
 Python's signal handlers cannot run in it. :func:`call` therefore runs a long loop in a helper
@@ -63,6 +63,9 @@ __all__ = [
     "simulate",
     "simulate_compiled",
 ]
+
+# tests/test_compiled_steps.py compares every declared compiled step with its readable class,
+# bit for bit (the module docstring's "identical numbers").
 
 
 #: ``0`` (or ``off``): the compiled loops off; ``aot``: only the loops built ahead of time

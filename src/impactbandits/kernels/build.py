@@ -8,8 +8,8 @@ and asked for its step — SRUM's loop, the simplex loops of Tang et al.'s learn
 :data:`~impactbandits.kernels.aot.LOOP_ARGS` and :data:`~impactbandits.kernels.aot.SRUM_ARGS`,
 with numba's ahead-of-time compiler (``numba.pycc``), into the extension module
 ``impactbandits/kernels/_aot`` plus its stamp (:mod:`impactbandits.kernels.aot` says how they
-are used). Needs numba and a C compiler; about a minute. Does nothing if every entry is there
-for the present sources (``--force`` rebuilds).
+are used). Needs numba and a C compiler; about 160 CPU s to build the compiled loops. Does
+nothing if every entry is there for the present sources (``--force`` rebuilds).
 
 The compilation runs in a child process with an empty numba cache, so that no function cached
 on disk from an older source ends up in the module. ``numba.pycc`` has been "pending

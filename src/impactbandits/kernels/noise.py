@@ -3,7 +3,7 @@
 :func:`uniform53` is :func:`impactbandits.core.philox.uniforms` for one (replication, channel,
 index), word for word; Gaussian and bounded (Beta) noise use SciPy's own ``ndtri`` and
 ``betaincinv`` through their C entry points (``scipy.special.cython_special``), the functions
-the NumPy path calls, so every value is identical (``tests/test_kernels.py``).
+the NumPy path calls, so every value is identical.
 """
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ def bits53(
     return ((c1 << _S32) | c0) >> _S11
 
 
+# tests/test_kernels.py checks that every value equals the NumPy path's.
 @njit(cache=True, nogil=True)
 def uniform53(
     k0: np.uint64, k1: np.uint64, replication: np.uint64, channel: int, index: int

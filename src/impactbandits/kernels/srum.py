@@ -34,8 +34,8 @@
 * :func:`~impactbandits.core.simulate.simulate`'s bookkeeping, phases and per-arm rewards
   included.
 
-``tests/test_kernels_srum.py`` compares everything with ``simulate(..., compiled=False)``, bit
-for bit. Imported only when numba is installed (:mod:`impactbandits.kernels`).
+Everything is checked against ``simulate(..., compiled=False)``, bit for bit. Imported only when
+numba is installed (:mod:`impactbandits.kernels`).
 """
 
 from __future__ import annotations
@@ -61,6 +61,8 @@ from impactbandits.policies.classic import _ucb1_authors_select
 from impactbandits.policies.ucb_buckets import full_argmax as _declared_argmax
 
 __all__ = ["srum_for"]
+
+# tests/test_kernels_srum.py compares everything with simulate(..., compiled=False), bit for bit.
 
 #: UCB1's select (the black box's), compiled: the paper variant's argmax and the authors-code
 #: variant's capped one

@@ -1,7 +1,8 @@
 """Exact oracles for bandits with delay-dependent payoffs (B2DEP).
 
 Paper: Cella & Cesa-Bianchi, "Stochastic Bandits with Delay-Dependent Payoffs", AISTATS 2020
-(Cella & Cesa-Bianchi 2020); instance facts in docs/fidelity.md.
+(Cella & Cesa-Bianchi 2020); instance facts in the fidelity ledger
+(https://impactbandits.readthedocs.io/en/latest/fidelity/).
 
 Model (Section 3, Eq. 1)
 ------------------------
@@ -66,13 +67,13 @@ stable sort (:func:`ranking_order`: ties keep the smaller index first); ``m`` an
 arms in that order, and schedules are returned in the caller's arm indices. The other functions
 never reorder arms.
 
-Conventions checked against the paper's examples (see ``tests/test_delay_oracles.py``)
---------------------------------------------------------------------------------------
+Conventions checked against the paper's examples
+------------------------------------------------
 - Section 3 greedy example (``f ≡ 1/2``, ``mu = (1, 1/2 − ε)``, ``d = (1, 1)``): greedy earns
   ``1 + (T−1)/2`` and alternation ``1 + (T−1)(3/2 − ε)/2`` over ``T`` rounds (odd ``T``),
   exactly the paper's numbers; the alternation is optimal. The long-run ratio is
   ``2/(3 − 2ε)``, which tends to, but for ``ε > 0`` exceeds, the paper's "≤ 2/3".
-- Figure 3 (docs/fidelity.md): ``g(1) = g(2) = 0.7``; alternating one cycle of ``π_2``
+- Figure 3 (fidelity ledger): ``g(1) = g(2) = 0.7``; alternating one cycle of ``π_2``
   with one cycle of ``π_1`` (the periodic schedule ``1, 2, 1``) earns ``(0.75 + 0.7 + 13/15)/3
   ≈ 0.772`` (Fact 1 and its proof, supplementary §2). The exact optimum is higher still:
   ``1.7·(1 + 13/15)/4 ≈ 0.793`` with the cycle ``1, 1, 2, 2``.
@@ -87,7 +88,7 @@ value within ``r_0`` rounds. Counterexample (``d_i ≥ 1``, ``f`` nonincreasing,
 ``f(r_0) = 0``, ``r* = 3`` with ``g(3) = 2/3``, but the cycle ``1, 2, 3, 2`` earns
 ``(1 + 5/6 + 1/6 + 5/6)/4 = 17/24 > 2/3``. On random instances (``k ≤ 4``, ``d_i ≤ 3``) the bound
 held for equal delays and whenever every one of the ``r_0`` best arms has ``d_i ≥ r_0 − 1``; it
-failed on at most ~1 in 1,000 instances with mixed delays (``tests/test_delay_oracles.py``).
+failed on at most ~1 in 1,000 instances with mixed delays.
 
 The 3-arm example (end of Section 5)
 ------------------------------------
@@ -176,6 +177,9 @@ __all__ = [
     "ranking_value",
     "ranking_values",
 ]
+
+# tests/test_delay_oracles.py checks the conventions of the module docstring against the paper's
+# examples, and the counterexample to Theorem 2 and its frequency on random instances.
 
 # ---------------------------------------------------------------------------------------------
 # The exact optimum: a maximum cycle mean on the delay-state graph

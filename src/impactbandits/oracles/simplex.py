@@ -31,7 +31,8 @@ of Eq. 6 in AD-UCB and HD-UCB), which lives next to the policies in
 ``impactbandits.policies.impact_index``: ``Bonus``, ``ENUMERATION_LIMIT``, ``PRUNE_SLACK``,
 ``paper_bonus``, ``index_value``, ``maximise_index``, ``maximise_index_by_thresholds``,
 ``brute_force_index`` and ``enumerate_index`` moved there from this module. They are not
-re-exported here: oracles never import policies (docs/architecture.md, tests/test_layers.py).
+re-exported here: oracles never import policies (the layers of the architecture page,
+https://impactbandits.readthedocs.io/en/latest/architecture/).
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ __all__ = [
     "lex_first_maximiser",
     "numpy_sum",
 ]
+
+# The layers (oracles never import policies) are enforced by tests/test_layers.py.
 
 #: Largest number of compositions the brute-force references agree to enumerate.
 MAX_BRUTE_FORCE_COMPOSITIONS = 2_000_000

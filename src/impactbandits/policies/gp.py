@@ -15,8 +15,8 @@ at ``z`` with mean ``ȳ`` are one observation ``ȳ`` with variance ``σ²/n``). 
 
 (Rasmussen & Williams 2006, Algorithm 3.1's ``B = I + W^½ K W^½``, here with ``W = diag(n)/σ²``),
 which is the textbook ``μ = k_*ᵀ (K_XX + σ²I)⁻¹ y``, ``Σ = K_** − k_*ᵀ (K_XX + σ²I)⁻¹ k_*`` over
-the raw observations (``tests/test_recovering.py`` checks it against that formula computed with
-``np.linalg.inv``, and against scikit-learn's ``GaussianProcessRegressor`` when installed).
+the raw observations (checked against that formula computed with ``np.linalg.inv``, and against
+scikit-learn's ``GaussianProcessRegressor`` when installed).
 ``B ⪰ I``, so its Cholesky factor exists and is well conditioned even where the kernel matrix
 itself is numerically singular (the SE kernel with ``ℓ = 5`` on 31 points is), and the cost is
 fixed, ``O(G³)``, however many observations there are. Why not a library GP: no scikit-learn or
@@ -39,6 +39,8 @@ from impactbandits.oracles.recovering import se_kernel
 __all__ = ["GridGP", "grid_posterior", "sample_root"]
 
 
+# tests/test_recovering.py checks grid_posterior against the textbook formula (np.linalg.inv)
+# and against scikit-learn's GaussianProcessRegressor (module docstring).
 def grid_posterior(
     kernel: np.ndarray, counts: np.ndarray, sums: np.ndarray, noise: float
 ) -> tuple[np.ndarray, np.ndarray]:

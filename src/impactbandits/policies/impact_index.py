@@ -75,7 +75,7 @@ larger minimum count (see the tests). Thresholds with ``b(c) + U`` below a known
 ``D`` surviving thresholds, vectorised over thresholds and levels. Ties: smallest ``c`` among
 maximal values, then the lexicographically smallest vector with that exact minimum count.
 
-Measured (2-core machine, ``benchmarks/bench_simplex.py``): one :func:`maximise_index` for
+Measured (2-core machine): one :func:`maximise_index` for
 ``K = 10, M = 40`` takes about 1 ms (target ≤ 100 ms), with or without ties; the threshold
 method 1–25 ms with the paper's bonus (pruning) and up to about 95 ms without pruning.
 """
@@ -246,6 +246,8 @@ def _lex_smallest_row(rows: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
+# The timings of the module docstring (maximise_index, maximise_index_by_thresholds) are
+# measured by benchmarks/bench_simplex.py.
 def maximise_index(
     scores: np.ndarray, counts: np.ndarray, bonus: Bonus
 ) -> tuple[np.ndarray, float]:

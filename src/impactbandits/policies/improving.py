@@ -26,7 +26,8 @@ __all__ = ["HKR", "PatilAnytime"]
 
 
 class HKR(SimplePolicy):
-    """Heidari et al. (2016) for increasing rewards (docs/fidelity.md).
+    """Heidari et al. (2016) for increasing rewards (the fidelity ledger:
+    https://impactbandits.readthedocs.io/en/latest/fidelity/).
 
     Phases: in each phase every active arm is pulled once (in index order). After a phase in
     which the active arms have p ≥ 2 pulls each, with F̂_i the cumulative observed reward,

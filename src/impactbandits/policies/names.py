@@ -5,8 +5,9 @@ The name table of policies lives with the policies (the registry re-exports it a
 :class:`~impactbandits.policies.impact.OneHot`,
 :class:`~impactbandits.policies.opportunity.SelfRegulatedUtilityMaximization`,
 :class:`~impactbandits.policies.opportunity.ConstantFairnessElimination` — build their inner
-policy from its name, and a component imports nothing above its own layer (docs/architecture.md,
-enforced by ``tests/test_layers.py``). The table is plain constants (lazy import paths).
+policy from its name, and a component imports nothing above its own layer (the layers of the
+architecture page, https://impactbandits.readthedocs.io/en/latest/architecture/). The table is
+plain constants (lazy import paths).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from impactbandits.loader import Expected, load_kind, subclass_of
 
 __all__ = ["EXPECTED", "POLICIES", "build_policy", "resolve_policy"]
 
+# Lazy import paths, not imported classes: tests/test_layers.py enforces the layers.
 POLICIES: Mapping[str, str] = {
     "ucb1": "impactbandits.policies.classic:UCB1",
     "moss": "impactbandits.policies.moss:MOSS",

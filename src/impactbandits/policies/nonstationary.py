@@ -7,8 +7,9 @@
   with a ring buffer of the last τ plays.
 * :class:`RExp3` — Rexp3 (Besbes, Gur & Zeevi 2014, §4): EXP3 restarted every Δ rounds.
 
-Defaults are the authors' settings (docs/fidelity.md): ξ = 0.6, B = 1,
-D-UCB discount 1 − 1/(4√T), SW-UCB window ⌊4√(T ln T)⌋, Rexp3 variation budget V = 2.
+Defaults are the authors' settings (the fidelity ledger,
+https://impactbandits.readthedocs.io/en/latest/fidelity/): ξ = 0.6, B = 1, D-UCB discount
+1 − 1/(4√T), SW-UCB window ⌊4√(T ln T)⌋, Rexp3 variation budget V = 2.
 
 ``variant = "authors-code"`` reproduces Lindner et al.'s implementation
 (david-lindner/single-peaked-bandits@8e1dd52) where it departs from Garivier & Moulines:
@@ -19,9 +20,8 @@ D-UCB discount 1 − 1/(4√T), SW-UCB window ⌊4√(T ln T)⌋, Rexp3 variatio
 * **D-UCB padding** ``B √(ξ log n / N)`` instead of G&M's ``2B √(ξ log n / N)`` (their §3;
   SW-UCB's padding is ``B √(…)`` in both).
 
-With both, the authors' noise-free pull counts are reproduced exactly
-(``tests/test_authors_code.py``; the fidelity ledger, ``docs/fidelity.md``, gives the effect on
-regret).
+With both, the authors' noise-free pull counts are reproduced exactly (the fidelity ledger
+gives the effect on regret).
 """
 
 from __future__ import annotations
@@ -57,6 +57,9 @@ from impactbandits.policies.classic import (
 )
 
 __all__ = ["UCB", "DiscountedUCB", "RExp3", "SlidingWindowUCB", "window_init", "window_update"]
+
+# tests/test_authors_code.py checks the reproduced noise-free pull counts against the authors'
+# code.
 
 #: Exploration constant ξ of D-UCB / SW-UCB used by Lindner et al.
 XI_DEFAULT = 0.6

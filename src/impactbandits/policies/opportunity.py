@@ -35,7 +35,8 @@ __all__ = [
     "SelfRegulatedUtilityMaximization",
 ]
 
-#: Confidence radius √(CONFIDENCE_SCALE · ln T / N) (Algorithm 4, Line 16; docs/fidelity.md).
+#: Confidence radius √(CONFIDENCE_SCALE · ln T / N) (Algorithm 4, Line 16; the fidelity ledger,
+#: https://impactbandits.readthedocs.io/en/latest/fidelity/).
 CONFIDENCE_SCALE = 2.0
 #: Theorem 1: N = ETC_CONSTANT · L^{2/3} T^{2/3} ln^{1/3} T.
 ETC_CONSTANT = 8.0
@@ -171,8 +172,9 @@ class SelfRegulatedUtilityMaximization(Policy):
     afresh in phase 4 ("invoke ALG for the remaining rounds", Line 39). L is the fairness
     function's ℓ1 Lipschitz constant (§2: 1/K for f_lin, c/2 for f_sft).
     ``alpha_rule = "authors-code"`` uses α = K·L^{2/3} T^{−1/3} ln^{1/3} T as the authors' code
-    did (docs/fidelity.md). The range oracle is the fairness function's own
-    (exact for softmax and monotone Cartesian f). Horizon-aware; reports phases 1–4.
+    did (the fidelity ledger, https://impactbandits.readthedocs.io/en/latest/fidelity/). The
+    range oracle is the fairness function's own (exact for softmax and monotone Cartesian f).
+    Horizon-aware; reports phases 1–4.
 
     ``variant = "authors-code"`` reproduces every behaviour of the authors' code
     (tomron/CSRviaMAB@cb90260, ``BlackBoxAlgorithm.runSimulation``) that differs from the

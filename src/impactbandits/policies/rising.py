@@ -18,8 +18,8 @@ analysed for, not in the index.
 Defaults are the authors' experimental settings: ε = 1/4, α = 4 (δ_t = t^{−4}), σ = 0.1.
 
 ``variant = "authors-code"`` reproduces ``albertometelli/stochastic-rising-bandits``
-(``src/algorithms/R_ed_UCB.py``, ``R_less_UCB.py``; docs/fidelity.md) where it departs from the
-paper:
+(``src/algorithms/R_ed_UCB.py``, ``R_less_UCB.py``; the fidelity ledger,
+https://impactbandits.readthedocs.io/en/latest/fidelity/) where it departs from the paper:
 
 * the first 2K rounds play the arms in turn (round robin twice);
 * an arm with h = 0 gets index 1, not +∞;

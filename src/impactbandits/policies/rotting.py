@@ -17,7 +17,8 @@ Windows: ``grid = 1`` uses every window h = 1, …, N_i (the papers' algorithms,
 round); ``grid = m > 1`` only the windows ⌈m^j⌉ (the windows of the authors' efficient versions
 EFF-FEWA and EFF-RAW-UCB, O(K log T) per round). Averages are exact averages of the last h
 rewards (per-arm prefix sums); the authors' efficient code (SMPyBandits ``EFF_FEWA`` /
-``EFF_RAWUCB``) instead refreshes a window's statistic only when it fills (docs/fidelity.md).
+``EFF_RAWUCB``) instead refreshes a window's statistic only when it fills (the fidelity ledger,
+https://impactbandits.readthedocs.io/en/latest/fidelity/).
 Defaults are the papers' experimental settings (SMPyBandits ``Experiment/Seznec19a_Fig2``): FEWA
 α = 0.06, RAW-UCB α = 1.4, σ = 1, ``grid = 1.1``; wSWA α = 0.2. t in δ_t counts the rounds
 played so far, as in the authors' code. Ties go to the lowest arm index.

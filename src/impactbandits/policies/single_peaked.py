@@ -309,14 +309,14 @@ class SPO(_LastTwo):
 
     ``variant = "paper"`` (default): every arm's index is refreshed every round and the LP
     objective sums over pulls n+1..n+R, as in the paper's UPDATEOPTIMISTICREWARD, which loops
-    over all arms. ``variant = "authors-code"`` reproduces the authors' experiments
-    (docs/fidelity.md) on both paths: only the pulled arm's index is refreshed (the others keep
-    the value computed with the remaining time R at their last pull, so an arm not pulled for a
-    while looks as if it had more future than it has), and in the LP path the objective sums over
-    pulls n+2..T, i.e.
+    over all arms. ``variant = "authors-code"`` reproduces the authors' experiments (the fidelity
+    ledger, https://impactbandits.readthedocs.io/en/latest/fidelity/) on both paths: only the
+    pulled arm's index is refreshed (the others keep the value computed with the remaining time
+    R at their last pull, so an arm not pulled for a while looks as if it had more future than it
+    has), and in the LP path the objective sums over pulls n+2..T, i.e.
     ``Σ_{k=2}^{T−n} min(1, x* + k·d*)`` at (⋆)'s greatest feasible end point (x*, d*) — exact,
     because that point maximises every nondecreasing objective of the future at once.
-    Horizon-aware. The authors' defaults (docs/fidelity.md): ε̄ = 2σ for Gaussian noise; FICO uses
+    Horizon-aware. The authors' defaults (fidelity ledger): ε̄ = 2σ for Gaussian noise; FICO uses
     max(0.1, 2σ).
     """
 

@@ -1,5 +1,6 @@
 """Blocking bandits: the registered figure ``basu-blocking`` (Basu, Sen, Sanghavi & Shakkottai
-2019, "Blocking Bandits", NeurIPS, the synthetic experiments). docs/fidelity.md.
+2019, "Blocking Bandits", NeurIPS, the synthetic experiments). The fidelity
+ledger: https://impactbandits.readthedocs.io/en/latest/fidelity/
 
 Three instances of twenty Bernoulli arms (:class:`~impactbandits.envs.blocking.BlockingBandit`)
 as the public replication of the paper's Section V builds them (tombijaoui/Sequential-Decision-
@@ -36,6 +37,7 @@ from impactbandits.experiments.papers.basu_claims import (
 )
 
 if TYPE_CHECKING:
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec
 
 FULL_T, QUICK_T = 10_000, 2_000
@@ -79,7 +81,7 @@ def build(quick: bool) -> ExperimentSpec:
     )
 
 
-def render(run_dir: Path) -> list[Path]:
+def render(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     """Regret against round t per instance: linear rounds, and rounds on a log axis (the
     paper's c log T growth is a straight line there)."""
     from matplotlib.figure import Figure as MplFigure
@@ -96,7 +98,7 @@ def render(run_dir: Path) -> list[Path]:
         plot_metric_vs_time(table, right, metric="regret", environment=env.label, log_x=True)
         right.set_title("(b) regret, rounds on a log axis")
         fig.suptitle(f"{spec.name}: {env.label}")
-        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}"))
+        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}", output))
     return paths
 
 

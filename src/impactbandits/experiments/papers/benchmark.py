@@ -48,6 +48,7 @@ from impactbandits.experiments.papers import rested_benchmark as rested
 from impactbandits.experiments.papers.benchmark_claims import CROSS_CLAIMS
 
 if TYPE_CHECKING:
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec
 
 __all__ = [
@@ -369,7 +370,7 @@ def spec(
     )
 
 
-def render(run_dir: Path) -> list[Path]:
+def render(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     from impactbandits.experiments.leaderboard import write_leaderboard
     from impactbandits.experiments.tidy import tidy_table
 
@@ -378,6 +379,7 @@ def render(run_dir: Path) -> list[Path]:
         run_dir,
         title="impactbandits benchmark",
         against="against each setting's oracle: see the benchmark page",
+        output=output,
     )
 
 

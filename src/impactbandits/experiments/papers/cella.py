@@ -1,5 +1,5 @@
 """Cella & Cesa-Bianchi (2020), "Stochastic bandits with delay-dependent payoffs" (AISTATS):
-the registered figures (docs/fidelity.md).
+the registered figures (the fidelity ledger: https://impactbandits.readthedocs.io/en/latest/fidelity/).
 
 * ``cella-fig2`` (Figure 2): 7 Bernoulli arms with baseline means {0, 1/3, 2/3, 4/5, 13/15,
   14/15, 1}, f(τ) = 0.999^τ, delays drawn uniformly from {1, …, 6} per repetition, unit cost per
@@ -31,6 +31,7 @@ from impactbandits.experiments.figures import Figure, load_run, save_png, scaled
 from impactbandits.experiments.papers.cella_claims import FIG2_CLAIMS, FIG3_CLAIMS
 
 if TYPE_CHECKING:
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec
 
 FIG2_MEANS = [0.0, 1 / 3, 2 / 3, 4 / 5, 13 / 15, 14 / 15, 1.0]
@@ -102,7 +103,7 @@ def charged_switches(table: Any) -> Any:
     return table["phase_switches"].fillna(table["switches"])
 
 
-def render(run_dir: Path, note: str = "") -> list[Path]:
+def render(run_dir: Path, note: str = "", output: FigureOutput | None = None) -> list[Path]:
     """Per environment, rounds on a log axis as in the authors' plots: (a) regret of π_low and
     π_ucb against π_ghost; (b) if the figure has arm-level learners (UCB1 over the arms, whose
     regret is linear: ≈ 80× π_low's at T = 5·10⁵ on Figure 2) their regret beside the ranking
@@ -141,7 +142,7 @@ def render(run_dir: Path, note: str = "") -> list[Path]:
         )
         title = f"{spec.name}: {env.label} — regret in expected reward net of switching costs"
         fig.suptitle(title + (f"\n{note}" if note else ""))
-        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}"))
+        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}", output))
     return paths
 
 

@@ -1,6 +1,7 @@
 """Rebounding bandits: the registered figure ``leqi-rebounding`` (Leqi, Kılınç-Karzan, Lipton &
 Montgomery 2021, "Rebounding Bandits for Modeling Satiation Effects", NeurIPS; arXiv
-2011.06741), the experiments as far as they could be recovered. docs/fidelity.md.
+2011.06741), the experiments as far as they could be recovered. The fidelity ledger:
+https://impactbandits.readthedocs.io/en/latest/fidelity/
 
 What could be read. The paper's full text is stored in the search corpora (the NeurIPS 2021 text
 in the ml-papers-txt collection on object.cloud.sdsc.edu, the arXiv v3 LaTeX and paragraphs in
@@ -79,6 +80,7 @@ from impactbandits.experiments.papers.leqi_claims import (
 )
 
 if TYPE_CHECKING:
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec
 
 FULL_T, QUICK_T = 10_000, 1_000
@@ -126,7 +128,7 @@ def build(quick: bool) -> ExperimentSpec:
     )
 
 
-def render(run_dir: Path) -> list[Path]:
+def render(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     """Per environment: regret against round t in the longest runs, and regret per round
     R(T)/T at the end of each horizon T on a log axis (sublinear regret falls towards 0)."""
     from matplotlib.figure import Figure as MplFigure
@@ -146,7 +148,7 @@ def render(run_dir: Path) -> list[Path]:
         )
         right.set_title("(b) regret per round at the end of each horizon")
         fig.suptitle(f"{spec.name}: {env.label}")
-        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}"))
+        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}", output))
     return paths
 
 

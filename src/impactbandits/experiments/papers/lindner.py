@@ -1,13 +1,14 @@
 """Lindner, Heidari & Krause (2021), "Addressing the Long-term Impact of ML Decisions via
 Policy Regret" (IJCAI): the registered figures.
 
-Every figure follows the paper's setup (docs/fidelity.md): horizons ``linspace(2N+1, Tmax,
+Every figure follows the paper's setup (the fidelity ledger,
+https://impactbandits.readthedocs.io/en/latest/fidelity/): horizons ``linspace(2N+1, Tmax,
 100)`` rounded down, 30 seeds, each horizon a separate run for horizon-aware algorithms,
 per-step policy regret against the exact optimum
 (:func:`~impactbandits.oracles.allocation.optimal_allocation`). ``--quick`` keeps every
 environment and algorithm but uses 12 horizons, 5 seeds and a shorter Tmax (documented per figure).
 
-Algorithm defaults (docs/fidelity.md): SPO is Algorithm 1 when noise-free and, under
+Algorithm defaults (the fidelity ledger): SPO is Algorithm 1 when noise-free and, under
 Gaussian noise, SPO with Corollary 1's δ-intervals (:func:`spo_entry` says why: the authors'
 ε̄ = 2σ is not a bound on Gaussian noise and produces a heavy tail of failing seeds);
 one-step-optimistic uses the authors' noise bound ε̄ = 2σ (FICO: max(0.1, 2σ)); EXP3 γ = 0.01;
@@ -16,7 +17,7 @@ discount 1. Every figure also has an authors'-code variant (``impactbandits repr
 --variant authors-code``): SPO with ε̄ = 2σ and stale indices, D-UCB/UCB with padding B,
 stale D-UCB/SW-UCB indices, EXP3/R-EXP3 crediting each pull with the previous pull's value,
 HKR with its unrecorded first pull — each reproduces the authors' pulls exactly on noise-free
-instances (``tests/test_authors_code.py``; differences and effects in ``docs/fidelity.md``).
+instances (tested; differences and effects in the fidelity ledger).
 Their noisy arms draw fresh noise at every evaluation, re-evaluations of past pulls included
 (greedy and one-step-optimistic re-evaluate every round); ours draw once per pull, and the
 authors'-code variant switches the rested environments to ``noise_draws = "per-evaluation"``.
@@ -60,6 +61,7 @@ from impactbandits.experiments.papers.lindner_claims import (
 
 if TYPE_CHECKING:
     from impactbandits.envs.rested import RestedBandit
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec
 
 FIG1_SIGMA = 0.05
@@ -87,7 +89,7 @@ RECOMMENDER_NAMES = ("A", "B", "C")
 
 
 def horizon_grid(n_arms: int, t_max: int, count: int) -> list[int]:
-    """``linspace(2N+1, Tmax, count)`` rounded down (docs/fidelity.md)."""
+    """``linspace(2N+1, Tmax, count)`` rounded down (the paper's grid; the fidelity ledger)."""
     return sorted({int(x) for x in np.floor(np.linspace(2 * n_arms + 1, t_max, count))})
 
 
@@ -137,7 +139,7 @@ def spo_entry(sigma: float, authors_bound: float, variant: str) -> dict[str, Any
     The authors' experiments instead used ε̄ = 2σ (their ``GaussianNoiseModel`` bound), an
     interval that fails on 4.6 % of pulls, so the LP (⋆) soon becomes infeasible and SPO falls
     back to its decreasing-phase index; that is where the heavy tail of noisy SPO comes from
-    (``benchmarks/fidelity/lindner_spo_noise.py``; the ledger has the per-seed numbers).
+    (measured on the stored runs; the fidelity ledger has the per-seed numbers).
     ``variant = "authors-code"`` runs exactly that: ε̄ = ``authors_bound``, stale indices."""
     if variant == "authors-code":
         return {"kind": "spo", "noise_bound": authors_bound, "variant": "authors-code"}
@@ -236,7 +238,7 @@ def _spec(
     if variant == "authors-code":
         description += (
             " Authors'-code variant: every algorithm as in single-peaked-bandits@8e1dd52,"
-            " noise drawn afresh at every evaluation of a noisy arm (docs/fidelity.md)."
+            " noise drawn afresh at every evaluation of a noisy arm (the fidelity ledger: https://impactbandits.readthedocs.io/en/latest/fidelity/)."
         )
         environments = [
             {**env, "noise_draws": "per-evaluation"}
@@ -439,12 +441,12 @@ def recommender(quick: bool, variant: str = "paper") -> ExperimentSpec:
     )
 
 
-def render(run_dir: Path, note: str = "") -> list[Path]:
+def render(run_dir: Path, note: str = "", output: FigureOutput | None = None) -> list[Path]:
     """The paper's panels per environment: reward curves; per-step regret vs T; for two arms,
     pulls of arm 1 (index 0) vs T beside the optimal count; ``note`` on each PNG's face."""
     from impactbandits.experiments.rested_figures import render_rested
 
-    return render_rested(run_dir, note=note)
+    return render_rested(run_dir, note=note, output=output)
 
 
 def _figure(

@@ -1,5 +1,6 @@
 """Metelli, Trovò, Pirola & Restelli (2022), "Stochastic Rising Bandits" (ICML): the
-registered figure ``metelli-synthetic`` (their Section 7 synthetic experiments; docs/fidelity.md).
+registered figure ``metelli-synthetic`` (their Section 7 synthetic experiments;
+the fidelity ledger: https://impactbandits.readthedocs.io/en/latest/fidelity/).
 
 Instances of the authors' code (:mod:`impactbandits.envs.rising`), Beta observations with mean
 the expected reward (their observation model):
@@ -41,6 +42,7 @@ from impactbandits.experiments.figures import (
 )
 
 if TYPE_CHECKING:
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec
 
 FULL_T, QUICK_T = 50_000, 5_000
@@ -91,7 +93,7 @@ def synthetic(quick: bool, variant: str = "paper") -> ExperimentSpec:
     )
 
 
-def render(run_dir: Path) -> list[Path]:
+def render(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     """Per instance: (a) the expected-reward curves over the horizon, (b) cumulative regret
     against the round t with 95% bands, as the paper's plots."""
     from matplotlib.figure import Figure as MplFigure
@@ -112,7 +114,7 @@ def render(run_dir: Path) -> list[Path]:
         plot_metric_vs_time(table, right, metric="regret", environment=env_spec.label)
         right.set_title("(b) cumulative regret")
         fig.suptitle(f"{spec.name}: {env_spec.label}")
-        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}"))
+        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}", output))
     return paths
 
 

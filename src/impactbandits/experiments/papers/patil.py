@@ -1,7 +1,7 @@
 """Patil, Nair, Ghalme & Khan (2023), "Mitigating disparity while maximizing reward: tight
 anytime guarantee for improving bandits" (IJCAI): the registered figures.
 
-No public code exists (docs/fidelity.md); the choices below are ours and documented:
+No public code exists (the fidelity ledger); the choices below are ours and documented:
 
 * ``patil-heidari`` (their Fig. 10): Heidari et al.'s families inc_1–inc_3 with the α values of
   Lindner et al.'s Figs 4–6; Algorithm 1 vs HKR vs round robin; per-step regret and competitive
@@ -43,6 +43,7 @@ from impactbandits.experiments.papers.patil_claims import (
 )
 
 if TYPE_CHECKING:
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec
 
 POLICIES: list[dict[str, Any]] = [
@@ -183,15 +184,15 @@ def lower_bound(quick: bool) -> ExperimentSpec:
     )
 
 
-def render_curves_and_ratio(run_dir: Path) -> list[Path]:
+def render_curves_and_ratio(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     from impactbandits.experiments.rested_figures import render_rested
 
     return render_rested(
-        run_dir, metrics=("per_step_regret", "competitive_ratio"), pulls_panel=False
+        run_dir, metrics=("per_step_regret", "competitive_ratio"), pulls_panel=False, output=output
     )
 
 
-def render_potential(run_dir: Path) -> list[Path]:
+def render_potential(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     """f_i(N_i(t)) against t per arm and policy, with the true potentials a_i = lim f_i(n)
     dashed (closed form: :func:`~impactbandits.envs.improving.true_potentials`)."""
     from matplotlib.figure import Figure as MplFigure
@@ -225,11 +226,11 @@ def render_potential(run_dir: Path) -> list[Path]:
             ax.grid(alpha=0.3)
             outside_legend(ax)
         fig.suptitle(f"{spec.name}: {env_spec.label}")
-        paths.append(save_png(fig, run_dir, f"potential-{len(paths)}"))
+        paths.append(save_png(fig, run_dir, f"potential-{len(paths)}", output))
     return paths
 
 
-def render_lower_bound(run_dir: Path) -> list[Path]:
+def render_lower_bound(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     """CR at T = kN against k (log-log) with the lower bound k/2 and k."""
     from matplotlib.figure import Figure as MplFigure
 
@@ -260,7 +261,7 @@ def render_lower_bound(run_dir: Path) -> list[Path]:
     ax.set_title("Instances I_m (Patil et al. §3)")
     ax.grid(alpha=0.3, which="both")
     outside_legend(ax)
-    return [save_png(fig, run_dir, "lower-bound")]
+    return [save_png(fig, run_dir, "lower-bound", output)]
 
 
 HEIDARI = Figure(

@@ -36,6 +36,7 @@ from impactbandits.experiments.figures import (
 from impactbandits.experiments.papers.piecewise_claims import CLAIMS
 
 if TYPE_CHECKING:
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec
 
 __all__ = ["FIGURE", "PROBLEMS", "build"]
@@ -132,7 +133,7 @@ def build(quick: bool) -> ExperimentSpec:
     )
 
 
-def render(run_dir: Path) -> list[Path]:
+def render(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     """Per problem: (a) the arms' means over the rounds, (b) cumulative regret against the
     round t with 95 % bands."""
     from matplotlib.figure import Figure as MplFigure
@@ -155,7 +156,7 @@ def render(run_dir: Path) -> list[Path]:
         plot_metric_vs_time(table, right, metric="regret", environment=env_spec.label)
         right.set_title("(b) cumulative regret")
         fig.suptitle(f"{spec.name}: {env_spec.label}")
-        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}"))
+        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}", output))
     return paths
 
 

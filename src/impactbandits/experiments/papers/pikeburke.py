@@ -34,6 +34,7 @@ from impactbandits.experiments.papers.pikeburke_claims import (
 )
 
 if TYPE_CHECKING:
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec
 
 __all__ = ["RECOVERING", "build", "environments", "policies"]
@@ -87,7 +88,7 @@ def build(quick: bool) -> ExperimentSpec:
     )
 
 
-def render(run_dir: Path) -> list[Path]:
+def render(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     """Per lengthscale, the d-step lookahead regret against the round for d = 1, 2, 3."""
     from matplotlib.figure import Figure as MplFigure
 
@@ -104,7 +105,7 @@ def render(run_dir: Path) -> list[Path]:
                 plot_metric_vs_time(table, ax, metric=METRIC, environment=label)
             ax.set_title(f"d = {d}: {d}-step lookahead regret")
         fig.suptitle(f"{spec.name}: GP-sampled recovery functions, ℓ = {scale:g}")
-        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}"))
+        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}", output))
     return paths
 
 

@@ -46,6 +46,7 @@ from impactbandits.experiments.leaderboard import FAMILY_SEPARATOR
 from impactbandits.experiments.papers.rested_benchmark_claims import BENCHMARK_CLAIMS
 
 if TYPE_CHECKING:
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec
 
 __all__ = ["BENCHMARK", "HORIZONS", "SEEDS", "SIGMA", "environments", "policies"]
@@ -184,11 +185,11 @@ def build(quick: bool) -> ExperimentSpec:
     return spec(quick, RESTED, name="rested-benchmark")
 
 
-def render(run_dir: Path) -> list[Path]:
+def render(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     from impactbandits.experiments.leaderboard import write_leaderboard
     from impactbandits.experiments.tidy import tidy_table
 
-    return write_leaderboard(tidy_table(run_dir), run_dir)
+    return write_leaderboard(tidy_table(run_dir), run_dir, output=output)
 
 
 BENCHMARK = Figure(

@@ -1,5 +1,5 @@
 """Ron, Ben-Porat & Shalit (2021), "Corporate Social Responsibility via Multi-Armed Bandits"
-(FAccT): the registered figures (docs/fidelity.md).
+(FAccT): the registered figures (the fidelity ledger: https://impactbandits.readthedocs.io/en/latest/fidelity/).
 
 K = 6 Bernoulli arms with μ_i = 0.2 + 0.15(i−1); λ ∈ {0, 0.4, 0.8}; f ∈ {f_uni = 1/K,
 f_lin = μ_i/K, f_sft = softmax(c·μ), c = 1}; SRUM (Algorithm 2) with UCB1 as the black box and
@@ -33,6 +33,7 @@ from impactbandits.experiments.figures import Figure, load_run, save_png, scaled
 from impactbandits.experiments.papers.ron_claims import FIG1_CLAIMS, FIG2_CLAIMS
 
 if TYPE_CHECKING:
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec
 
 MEANS = [round(0.2 + 0.15 * i, 2) for i in range(6)]
@@ -119,7 +120,7 @@ def _legend(axes: Any) -> None:
         )  # fmt: skip
 
 
-def render_fig1(run_dir: Path) -> list[Path]:
+def render_fig1(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     from matplotlib.figure import Figure as MplFigure
 
     from impactbandits.metrics import summarise
@@ -158,10 +159,10 @@ def render_fig1(run_dir: Path) -> list[Path]:
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("average utility U/T")
     _legend(axes)
-    return [save_png(fig, run_dir, "ron-fig1")]
+    return [save_png(fig, run_dir, "ron-fig1", output)]
 
 
-def render_fig2(run_dir: Path) -> list[Path]:
+def render_fig2(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     from matplotlib.figure import Figure as MplFigure
 
     _, table = load_run(run_dir)
@@ -186,7 +187,7 @@ def render_fig2(run_dir: Path) -> list[Path]:
         ax.set_xlabel("horizon T")
     axes[0].set_ylabel("share of rounds")
     _legend(axes)
-    return [save_png(fig, run_dir, "ron-fig2")]
+    return [save_png(fig, run_dir, "ron-fig2", output)]
 
 
 FIG1 = Figure(

@@ -1,6 +1,7 @@
 """Rotting bandits: the registered figures ``rotting-abrupt`` (Seznec, Locatelli, Carpentier,
 Lazaric & Valko 2019, "Rotting bandits are no harder than stochastic ones", AISTATS, Figure 2)
-and ``rotting-smooth`` (the same arms decaying smoothly; ours). docs/fidelity.md.
+and ``rotting-smooth`` (the same arms decaying smoothly; ours). The fidelity
+ledger: https://impactbandits.readthedocs.io/en/latest/fidelity/
 
 Ten arms (:class:`~impactbandits.envs.rotting.RottingBandit`, ``"ten-arms"``): μ_i ∈ {0} ∪
 {0.001·√10^j, j = 0..8}, worth μ_i for 1,000 pulls and −μ_i afterwards (abrupt) or decaying as
@@ -21,6 +22,7 @@ from impactbandits.experiments.figures import Figure, load_run, save_png, scaled
 from impactbandits.experiments.papers.rotting_claims import ABRUPT_CLAIMS, SMOOTH_CLAIMS
 
 if TYPE_CHECKING:
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec
 
 FULL_T, QUICK_T = 25_000, 3_000
@@ -65,7 +67,7 @@ def smooth(quick: bool) -> ExperimentSpec:
     return _build("rotting-smooth", "smooth", quick)
 
 
-def render(run_dir: Path) -> list[Path]:
+def render(run_dir: Path, output: FigureOutput | None = None) -> list[Path]:
     """Regret against the round t (as their Figure 2), linear and with log-scaled regret."""
     from matplotlib.figure import Figure as MplFigure
 
@@ -82,7 +84,7 @@ def render(run_dir: Path) -> list[Path]:
         right.set_yscale("symlog", linthresh=100.0)
         right.set_title("(b) regret, log scale")
         fig.suptitle(f"{spec.name}: {env.label}")
-        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}"))
+        paths.append(save_png(fig, run_dir, f"{spec.name}-{number}", output))
     return paths
 
 

@@ -1,5 +1,5 @@
 """Tang, Ho & Liu (2021), "Bandit Learning with Delayed Impact of Actions" (NeurIPS): the
-registered figures. The paper gives no simulation constants and no code (docs/fidelity.md);
+registered figures. The paper gives no simulation constants and no code (the fidelity ledger);
 ours are:
 
 * Instances: the police model (Eq. 4), r_k(f) = high_k − f·(high_k − low_k), with
@@ -29,7 +29,7 @@ K-independent 1/ε = 20 (the theory's rate with constant ≈ 2.9 at ηT = 2,500,
 and the regret rises with K. ``fig3_spec(resolution=None)`` gives the theory's ε (the old
 behaviour).
 
-What the figures show about the theory: HD-UCB's ``err = Kγ^{s_a}(L + 1)`` is the same for
+What the figures show about the theory: HD-UCB's ``err = Kγ^{s_{a}}(L + 1)`` is the same for
 every meta-arm, so it never changes the argmax; at these settings s_a = 1 or 2 and L = 2 … 5
 (Figure 2: s_a = 1, L = 2 at γ = 0.2 and s_a = 2, L = 4 at γ = 0.4, 0.6). With the UCB bonus
 √(3K ln t / n) the learners are still exploring at these horizons: each panel's legend gives
@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure as MplFigure
 
+    from impactbandits.experiments.figure_output import FigureOutput
     from impactbandits.experiments.spec import ExperimentSpec, SpecRecord
 
 FULL_T, QUICK_T = 20_000, 1_500  # the paper: about 5,000 (Fig. 2) and 10,000 (Fig. 3)
@@ -79,7 +80,7 @@ FIG2_DESCRIPTION = (
     "discretized arms, EXP3 over the base arms and EXP3 over the meta-arms (mEXP3), the paper's "
     "legend; (b–d) γ = 0.2, 0.4, 0.6, the phased HD-UCB (Algorithms 2–3, η = 0.5, theory ε) "
     "against EXP3, D-UCB and SW-UCB over the base arms; police instance K = 2, p* ≈ (0.45, 0.55). "
-    "HD-UCB's err = Kγ^{s_a}(L + 1) is the same for every meta-arm and never changes the argmax; "
+    "HD-UCB's err = Kγ^{s_{a}}(L + 1) is the same for every meta-arm and never changes the argmax; "
     "here s_a = 1, L = 2 (γ = 0.2) and s_a = 2, L = 4 (γ = 0.4, 0.6). Legends give each policy's "
     "local slope d log R/d log t over the last doubling of rounds (1 = linear, 2/3 = the T^{2/3} "
     "regime): at T = 20,000 (20 seeds) AD-UCB 0.69, CUCB 0.67, mEXP3 0.63, HD-UCB 0.86–0.89 — "
@@ -356,14 +357,14 @@ def _shared(labels: list[str]) -> list[list[str]]:
     return [group for group in (gammas, ks) if len(group) > 1]
 
 
-def render(run_dir: Path, note: str = "") -> list[Path]:
+def render(run_dir: Path, note: str = "", output: FigureOutput | None = None) -> list[Path]:
     """One panel per environment: cumulative regret against rounds; shared y within 2(b–d) and
     3(a–c); ``note``: a second title line."""
     spec, table = load_run(run_dir, trajectories=True)
     fig = draw(spec, table, _shared([env.label for env in spec.environments]))
     if note:
         fig.suptitle(f"{fig.get_suptitle()}\n{note}", fontsize="medium")
-    return [save_png(fig, run_dir, spec.name)]
+    return [save_png(fig, run_dir, spec.name, output)]
 
 
 FIG2 = Figure(

@@ -39,6 +39,19 @@ pytestmark = [
     pytest.mark.usefixtures("kernel_backend"),
 ]
 
+
+@pytest.fixture(autouse=True)
+def sigint_raises():
+    """Python's own SIGINT handler during each test: a process started in the background by a
+    non-interactive shell (``cmd &``) inherits SIGINT ignored, and a signal sent to it would
+    then never arrive (the long call would run on)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 #: Generous bound on the seconds from a signal to the end of the interrupted call or process
 #: (it takes milliseconds; without the stop flag it took the rest of the cell: minutes).
 PROMPTLY = 10.0

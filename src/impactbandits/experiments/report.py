@@ -20,13 +20,14 @@ measured with the project's benchmarks); the numbers are those of the tidy table
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import html
 import json
 import multiprocessing
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -159,7 +160,6 @@ def _standard_figures(
     stems = figure_stems(environments)
     horizons = table.keys["horizon"]
     wide = bool(horizons.max() >= 30 * horizons.min())
-    # the progress callback stays here: it is called as each figure is done
     plain = dataclasses.replace(output, on_saved=None)
     jobs = [
         (table.where(environment=env).only([metric_h]),
@@ -167,22 +167,19 @@ def _standard_figures(
          figures_dir / f"{stems[env]}.png", plain, env)
         for env in environments
     ]  # fmt: skip
-    if len(jobs) > PARALLEL_FIGURES and workers > 1:
-        # matplotlib draws ~0.3 s per figure
-        method = "forkserver" if sys.platform.startswith("linux") else "spawn"
-        context = multiprocessing.get_context(method)
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            paths = []
-            for path in pool.map(_draw_environment, jobs, chunksize=4):
-                paths.append(path)
-                if output.on_saved is not None:
-                    output.on_saved(path)
-    else:
+    with contextlib.ExitStack() as stack:
+        drawn: Iterator[Path] = map(_draw_environment, jobs)
+        if len(jobs) > PARALLEL_FIGURES and workers > 1:
+            # matplotlib draws ~0.3 s per figure
+            method = "forkserver" if sys.platform.startswith("linux") else "spawn"
+            context = multiprocessing.get_context(method)
+            pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context))
+            drawn = pool.map(_draw_environment, jobs, chunksize=4)
         paths = []
-        for job in jobs:
-            paths.append(_draw_environment(job))
+        for path in drawn:  # the progress callback runs here, as each figure is done
+            paths.append(path)
             if output.on_saved is not None:
-                output.on_saved(paths[-1])
+                output.on_saved(path)
     return list(zip(environments, paths, strict=True))
 
 

@@ -123,6 +123,13 @@ def _complete_file(ctx: click.Context, param: click.Parameter, incomplete: str) 
     return [CompletionItem(incomplete, type="file")]
 
 
+def _decorated(function: Callable[..., Any], options: list[Any]) -> Callable[..., Any]:
+    """``function`` with click ``options`` in the order listed (the first shown first)."""
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
 def _run_options(function: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option(
@@ -161,9 +168,7 @@ def _run_options(function: Callable[..., Any]) -> Callable[..., Any]:
             help="Progress bar (default: on when the terminal is interactive, off with -q).",
         ),
     ]
-    for option in reversed(options):
-        function = option(function)
-    return function
+    return _decorated(function, options)
 
 
 def _figure_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -189,9 +194,7 @@ def _figure_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "style (font sizes for two panels across a paper's text width).",
         ),
     ]
-    for option in reversed(options):
-        function = option(function)
-    return function
+    return _decorated(function, options)
 
 
 def _figure_output(figure_format: str, figure_style: str | None) -> Any:

@@ -38,7 +38,7 @@ def _engine(curves: np.ndarray, rounds: int) -> tuple[float, np.ndarray]:
     """CPU seconds of ``simulate`` on the same curves (after a short warm-up run that loads
     the compiled loop) and the final pull counts."""
     from impactbandits.core import BatchRNG, EnvironmentRandom
-    from impactbandits.envs.rested import ImprovingBandit
+    from impactbandits.envs.rested_families import ImprovingBandit
     from impactbandits.kernels import simulate
     from impactbandits.registry import build_policy
 

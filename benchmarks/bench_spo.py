@@ -14,9 +14,9 @@ import time
 import numpy as np
 
 from impactbandits.core import BatchRNG, EnvironmentRandom
-from impactbandits.envs.rested import SinglePeakedBandit
+from impactbandits.envs.rested_families import SinglePeakedBandit
 from impactbandits.kernels import simulate
-from impactbandits.policies.single_peaked import SPO
+from impactbandits.policies.spo import SPO
 
 HORIZON = 10_000
 SIGMA = 0.05

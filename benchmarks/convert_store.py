@@ -1,7 +1,7 @@
 """Rewrite the JSON payloads of a results store as binary blobs, in place (Store.migrate), then
 VACUUM it; prints the rows rewritten, the time taken and the file size before and after.
 
-Work on a copy: .venv/bin/python benchmarks/convert_store.py /tmp/copy-of-run-dir
+Work on a copy: .venv/bin/python benchmarks/convert_store.py runs/copy-of-run-dir
 """
 
 from __future__ import annotations

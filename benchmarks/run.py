@@ -35,6 +35,7 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from engine_table import run_workload
@@ -186,7 +187,8 @@ def main() -> None:
 
     if not args.skip_report_large:
         print("\n== report_large.py (issue 25: report of a 10^6-result store)", flush=True)
-        sizes = ["--seeds", "2000", "--keep", "/tmp/impactbandits-report-large-quick"]
+        keep = Path(tempfile.gettempdir()) / "impactbandits-report-large-quick"
+        sizes = ["--seeds", "2000", "--keep", str(keep)]
         subprocess.run(
             [sys.executable, str(HERE / "report_large.py"), *sizes * args.quick], check=True
         )

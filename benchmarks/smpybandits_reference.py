@@ -8,7 +8,7 @@ with the interpreter of the isolated SMPyBandits virtual environment created by
     PY=$(bash benchmarks/smpybandits_env.sh | tail -n 1)
     "$PY" benchmarks/smpybandits_reference.py --repetitions 100 > smpy.json
 
-Protocol (see /work/shared/BENCHMARKS.md):
+Protocol (``benchmarks/run.py`` sets it and times impactbandits on the same problem):
 
 * 2 arms, Bernoulli means (0.3, 0.7), horizon 10^4 by default;
 * each repetition builds a fresh policy with ``nbArms=2``, calls ``startGame()``, then

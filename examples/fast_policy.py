@@ -4,7 +4,7 @@
 
 The class is the readable form (batched NumPy, what the library runs without numba); the three
 ``@kernel`` functions are its compiled step, one replication at a time, which the library's
-generic round loop compiles with numba (``pip install 'impactbandits[fast]'``). Name it in a
+generic round loop compiles with numba (a dependency of the package). Name it in a
 spec as ``kind = "fast_policy:KLUCB"`` with this directory on ``PYTHONPATH``.
 
 KL-UCB (Garivier & Cappé 2011, "The KL-UCB algorithm for bounded stochastic bandits and beyond",

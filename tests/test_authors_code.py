@@ -172,7 +172,7 @@ def test_exp3_pulls_equal_the_authors_code_on_their_random_stream(kind, horizon,
 )
 def test_lindner_figures_switch_every_differing_component(name):
     from impactbandits.experiments.figures import get_figure
-    from impactbandits.experiments.papers.lindner import AUTHORS_CODE_KINDS
+    from impactbandits.experiments.papers.lindner_algorithms import AUTHORS_CODE_KINDS
 
     figure = get_figure(name)
     paper, authors = figure.spec(True), figure.spec(True, "authors-code")
@@ -189,7 +189,7 @@ def test_lindner_figures_switch_every_differing_component(name):
 
 
 def test_authors_first_pull_credit_of_instance_3():
-    from impactbandits.experiments.papers.lindner import authors_first_pull_credit
+    from impactbandits.experiments.papers.lindner_algorithms import authors_first_pull_credit
 
     credit = authors_first_pull_credit({"kind": "single-peaked", "instance": 3})
     # by hand: −0.0015·e^6 + (0.5 − 1)/(e^6.6 + 1) + 1 and −0.005·e^4.5 − 0.2/(e^4.95 + 1) + 0.8

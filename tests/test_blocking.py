@@ -159,6 +159,77 @@ def test_greedy_is_asymptotically_one_minus_one_over_e_optimal(means, delays):
     assert np.all(opt <= oracle.lp_upper_bound(means, delays, horizons) + TOL)
 
 
+#: Oracle values of ``delays = [10**18, 2]`` at T = 0 … 20, computed in a child process (the
+#: oracles hung on it before: their work followed the largest delay, not the horizon).
+_HUGE_DELAY = """
+import json, sys
+from impactbandits.oracles.blocking import greedy_values, optimal_values
+times = list(range(21))
+print(json.dumps({
+    "optimum": optimal_values([0.9, 0.5], [10**18, 2], times).tolist(),
+    "greedy": greedy_values([0.9, 0.5], [10**18, 2], times).tolist(),
+    "reversed": optimal_values([0.5, 0.9], [2, 10**18], [20]).tolist(),
+}))
+"""
+
+
+def test_a_delay_beyond_the_horizon_acts_as_the_horizon_exactly_and_fast():
+    # before: `delays = [10**18, 2]` hung even at T = 20 ([10**6, 2] took 2 CPU s, 239 MB)
+    import json
+    import subprocess
+    import sys
+    import time
+
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", _HUGE_DELAY], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < 60
+    values = json.loads(done.stdout)
+    # the same as the delay capped at the horizon (module docstring): brute force over every
+    # arm sequence at T = 20, and the plain references at every T
+    assert values["optimum"][20] == pytest.approx(ref.brute_force_optimum([0.9, 0.5], [20, 2], 20))
+    np.testing.assert_allclose(
+        values["optimum"], ref.plain_dp([0.9, 0.5], [20, 2], range(21)), atol=TOL
+    )
+    np.testing.assert_allclose(
+        values["greedy"],
+        np.concatenate(([0.0], np.cumsum(ref.greedy_rewards([0.9, 0.5], [20, 2], 20)))),
+        atol=TOL,
+    )
+    assert values["reversed"][0] == pytest.approx(values["optimum"][20])
+
+
+def test_a_huge_delay_runs_in_a_spec(tmp_path):
+    # before: `impactbandits run` hung in the oracle (Oracle Greedy's and the exact optimum's
+    # work followed the delay); now the arm blocked for good costs nothing
+    import subprocess
+    import sys
+
+    from impactbandits.experiments.tidy import tidy_table
+
+    spec = tmp_path / "huge.toml"
+    spec.write_text(
+        'name = "huge-delay"\nseeds = 2\nhorizons = [20]\n'
+        '[[environments]]\nkind = "blocking"\nmeans = [0.9, 0.5]\n'
+        "delays = [1000000000000000000, 2]\n"
+        '[[environments]]\nkind = "blocking"\nlabel = "exact"\nmeans = [0.9, 0.5]\n'
+        'delays = [1000000000000000000, 2]\noracle = "blocking_optimum"\n'
+        '[[policies]]\nkind = "ucb-greedy"\n'
+    )
+    command = [sys.executable, "-m", "impactbandits", "-q", "run", str(spec)]
+    options = ["--out", str(tmp_path / "run"), "--backend", "serial", "--no-report"]
+    done = subprocess.run([*command, *options], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    optimum = tidy_table(tmp_path / "run").groupby("environment", observed=True)["optimum"]
+    first = optimum.first()
+    assert first["exact"] == pytest.approx(ref.plain_dp([0.9, 0.5], [20, 2], [20])[0])
+    assert first["blocking"] == pytest.approx(
+        math.fsum(ref.greedy_rewards([0.9, 0.5], [20, 2], 20))
+    )
+
+
 def test_size_limits_fail_in_one_line():
     with pytest.raises(SpecError, match="blocking states"):
         oracle.blocking_graph(np.linspace(1, 0.1, 12), [12] * 12)

@@ -23,6 +23,7 @@ from click.testing import CliRunner
 
 from impactbandits import cli as cli_module
 from impactbandits.cli import cli
+from impactbandits.cli import options as cli_options
 from impactbandits.errors import SpecError
 from impactbandits.experiments.figures import FIGURES, get_figure
 from impactbandits.links import docs_page
@@ -195,7 +196,7 @@ BUILDS: dict[str, list[dict]] = {
     ],
     "imab": [
         {"family": "saturating", "asymptotes": [0.5, 0.8], "saturation": [10, 20]},
-        {"family": "curves", "curves": [[0.1, 0.3, 0.4], [0.2, 0.2, 0.2]], "length": 3},
+        {"family": "curves", "curves": [[0.1, 0.3, 0.4], [0.2, 0.2, 0.2]]},  # their own length
     ],
     "rotting": [{"instance": "custom", "means": [0.5, 0.2]}],
     "gaussian": [{"means": [0.1, 0.5]}, {"n_arms": 3}],
@@ -393,10 +394,10 @@ def test_describe_completes_figure_and_component_names():
 
 
 def test_component_names_are_the_registry_and_import_nothing_heavy():
-    assert cli_module._component_names() == COMPONENTS
+    assert cli_options._component_names() == COMPONENTS
     probe = (
         "import sys\n"
-        "from impactbandits.cli import _component_names, _figure_names\n"
+        "from impactbandits.cli.options import _component_names, _figure_names\n"
         "assert len(_component_names()) > 50 and _figure_names()\n"
         "mods = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('numpy', 'pydantic') or m.startswith(('impactbandits.registry', "

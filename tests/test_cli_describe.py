@@ -8,6 +8,7 @@ from the rendering code under test.
 from __future__ import annotations
 
 import inspect
+import json
 import re
 
 import pytest
@@ -33,8 +34,10 @@ def test_backends_and_variants_match_the_runner_and_figures():
 
 
 def test_plain_drops_markup():
+    """Roles show their target's name; a literal keeps single backticks, so that "with means
+    ``means``" does not read "with means means"."""
     text = "See :class:`~impactbandits.core.policy.Policy` and :func:`a.b.f`, ``x = 1``, `y`."
-    assert plain(text) == "See Policy and a.b.f, x = 1, y."
+    assert plain(text) == "See Policy and a.b.f, `x = 1`, y."
 
 
 def test_summary_is_the_whole_first_paragraph():
@@ -79,6 +82,26 @@ def test_constraints_written_out():
     assert epsilon.constraint == "in [0.0, 1.0]" and epsilon.type == "float"
     variant = {p.name: p for p in parameters(UCB1)}["variant"]
     assert variant.type == "'paper' | 'authors-code'"
+
+
+@pytest.mark.parametrize(
+    ("kind", "param", "allowed"),
+    [
+        ("sw-ucb", "window", "in (0, 1000000]"),  # plays kept per replication
+        ("rotting", "length", "in (0, 100000000]"),  # tabulated values per arm
+        ("eep", "lookahead", "in (0, 20]"),  # K^d plans, at most 10^6
+        ("cucb", "resolution", "in (0, 10000]"),  # K/ε statistics, the grid searched per round
+        ("gaussian", "sigma", "in [0.0, 1000000.0]"),  # a noise scale
+    ],
+)
+def test_describe_shows_the_bound_of_a_size(kind, param, allowed):
+    # before: "> 0" (or ">= 0.0"): no upper bound, and 10^18 ran out of memory or never ended
+    result = CliRunner().invoke(cli, ["describe", kind, "--json"])
+    assert result.exit_code == 0, result.output
+    shown = {p["name"]: p["allowed"] for p in json.loads(result.output)["parameters"]}
+    assert shown[param] == allowed
+    text = CliRunner().invoke(cli, ["describe", kind]).output
+    assert any(line.split()[:1] == [param] and allowed in line for line in text.splitlines())
 
 
 def test_describe_a_figure_gives_its_size():

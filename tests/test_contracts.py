@@ -14,14 +14,14 @@ from impactbandits.envs.opportunity import OpportunityBandit
 from impactbandits.envs.piecewise import PiecewiseStationaryBandit
 from impactbandits.envs.rebounding import ReboundingBandit
 from impactbandits.envs.recovering import RecoveringBandit
-from impactbandits.envs.rested import (
+from impactbandits.envs.rested import RestedBandit
+from impactbandits.envs.rested_families import (
     ConstantBandit,
     DecreasingBandit,
     FicoBandit,
     ImprovingBandit,
     IncreasingBandit,
     RecommenderBandit,
-    RestedBandit,
     SinglePeakedBandit,
 )
 from impactbandits.envs.restless import RestlessBandit

@@ -17,7 +17,7 @@ from impactbandits.core.policy import BatchedSimplePolicy, Policy, SimplePolicy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.simulate import Trajectory, simulate
 from impactbandits.core.spaces import Discrete
-from impactbandits.envs.rested import ConstantBandit
+from impactbandits.envs.rested_families import ConstantBandit
 from impactbandits.experiments.cells import Task, expand
 from impactbandits.experiments.runner import DEDUP_ENV, _cost, plan, run_experiment
 from impactbandits.experiments.spec import ExperimentSpec

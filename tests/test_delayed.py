@@ -13,7 +13,8 @@ from impactbandits.envs.delay import DelayedPayoffBandit, ranking_order
 from impactbandits.experiments.figures import get_figure
 from impactbandits.oracles.delay import ranking_values
 from impactbandits.oracles.ranking import ghost_oracle, ranking_cumulative
-from impactbandits.policies.delay import BanditRanker, PiLow, stage_count
+from impactbandits.policies.delay import PiLow, stage_count
+from impactbandits.policies.delay_ranker import BanditRanker
 
 from .simulation import run_batch
 
@@ -155,7 +156,7 @@ def test_bandit_ranker_calibration_records_only_calibrated_pulls():
 
 
 def test_ranker_then_low_recovers_the_order_inside_b2dep():
-    from impactbandits.policies.delay import RankerThenLow
+    from impactbandits.policies.delay_ranker import RankerThenLow
 
     means = [0.05, 0.35, 0.65, 0.95, 0.2, 0.5, 0.8]
     env = DelayedPayoffBandit(means, delay_range=[1, 6], decay=0.9, reveal_order=False)

@@ -239,6 +239,11 @@ def test_a_boolean_parameter_takes_only_true_or_false(tmp_path, value):
         ("IMPACTBANDITS_KERNELS", "bogus"),
         ("IMPACTBANDITS_REPORT_WORKERS", "two"),
         ("IMPACTBANDITS_REPORT_WORKERS", "0"),
+        # before: internal errors (exit 1): "²".isdigit() is True but int("²") fails, and a
+        # count of processes no machine has was taken
+        ("IMPACTBANDITS_REPORT_WORKERS", "²"),
+        ("IMPACTBANDITS_REPORT_WORKERS", "٣"),
+        ("IMPACTBANDITS_REPORT_WORKERS", "99999999999999999999"),
     ],
 )
 def test_every_environment_variable_is_parsed_strictly(tmp_path, monkeypatch, variable, value):

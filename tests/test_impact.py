@@ -17,11 +17,8 @@ from impactbandits.experiments.figures import get_figure
 from impactbandits.experiments.papers.tang import EXPONENT_INSTANCES
 from impactbandits.oracles.impact import optimal_fixed_policy
 from impactbandits.oracles.simplex import best_fixed_policy
-from impactbandits.policies.impact import (
-    ActionDependentUCB,
-    CombinatorialUCB,
-    HistoryDependentUCB,
-)
+from impactbandits.policies.impact import ActionDependentUCB, HistoryDependentUCB
+from impactbandits.policies.impact_baselines import CombinatorialUCB
 from impactbandits.testing import check_environment
 
 from .reference_policies import (

@@ -28,12 +28,8 @@ from impactbandits.oracles.simplex import (
     numpy_sum,
 )
 from impactbandits.policies.impact import ActionDependentUCB
-from impactbandits.policies.impact_index import (
-    enumerate_index,
-    maximise_index,
-    pinning_argmax,
-    table_argmax,
-)
+from impactbandits.policies.impact_argmax import pinning_argmax, table_argmax
+from impactbandits.policies.impact_index import enumerate_index, maximise_index
 from impactbandits.registry import build_environment, build_policy
 
 pytestmark = [

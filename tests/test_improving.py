@@ -199,7 +199,7 @@ def test_round_robin_helper_matches_library_round_robin():
 def test_patil_policy_through_the_batched_runner_matches_the_deterministic_loop():
     from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
     from impactbandits.core.policy import BatchedSimplePolicy
-    from impactbandits.envs.rested import ImprovingBandit
+    from impactbandits.envs.rested_families import ImprovingBandit
 
     env = ImprovingBandit("random", k=4, length=500, seed=3)
     fast = play_deterministic(PatilAnytime(), env.curves, 500)

@@ -205,7 +205,7 @@ def test_linear_sum_equals_the_numpy_closed_form():
     """The compiled two-sided Σ min(1, v + k·s) against the NumPy one, value for value, on
     slopes of both signs, values above and below 1 and short and long horizons."""
     from impactbandits.kernels.loop import compile_kernel
-    from impactbandits.policies.single_peaked import linear_optimistic_sum
+    from impactbandits.policies.spo import linear_optimistic_sum
     from impactbandits.policies.spo_bound import linear_sum as declared
 
     linear_sum = compile_kernel(declared)

@@ -45,7 +45,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("core",),  # Environment, Policy, spaces, Feedback, randomness, simulate
     ("loader", "construct"),  # the checked `module:attr` loader; parameters from signatures
     ("settings", "usercode"),  # environment variables; one-line errors for user code
-    ("errors", "params", "links", "citations"),  # exceptions; parameter types; docs site; BibTeX
+    # exceptions; parameter types; docs site; BibTeX; docstrings as terminal text
+    ("errors", "params", "links", "citations", "docstrings"),
 )
 
 #: A string that is an import path into the package: ``impactbandits.a.b`` or ``…a.b:Name``.

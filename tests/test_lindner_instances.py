@@ -31,7 +31,7 @@ from impactbandits.envs.recommender import (
     recommender_instance,
     recommender_parameters,
 )
-from impactbandits.envs.rested import RecommenderBandit
+from impactbandits.envs.rested_families import RecommenderBandit
 from impactbandits.errors import SpecError
 
 # instance → {pull m: f_1(m)..f_4(m)}, from the authors' code (see the module docstring).

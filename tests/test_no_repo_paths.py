@@ -10,12 +10,16 @@ which script or test measured or checks something is a ``#`` comment beside the 
 Every string constant of every module of the installed package is read with :mod:`ast`
 (docstrings, messages, the literal parts of f-strings); comments are not strings, so they are
 not read. Paths of the authors' own repositories (``src/algorithms/R_ed_UCB.py``) are not ours
-and do not match."""
+and do not match.
+
+Nor does any file of the repository name an absolute path of a machine (a home, work or
+temporary folder); the rule is stated above :data:`MACHINE_ROOTS`."""
 
 from __future__ import annotations
 
 import ast
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -155,3 +159,91 @@ def test_the_help_texts_cite_no_repository_path():
             for match in offenders_in_text(result.output)
         ]
     assert not found, "repository paths in the help:\n" + "\n".join(found)
+
+
+# ---- no path of a machine in the repository ----------------------------------------------------
+#
+# The rule: no file of the repository (tracked, or new and not ignored) names an absolute path of
+# a machine — a folder at the root of a file system that belongs to one machine or user: a home
+# (home, root, Users), a work or scratch area (work, scratch, srv, mnt, media, opt) or a
+# temporary folder (tmp, var/tmp, var/folders, private). Code asks for them instead (an
+# environment variable with no machine default, ``tempfile.gettempdir()``, which honours
+# ``$TMPDIR``, or a path relative to the repository or ``$HOME``), and examples in text use
+# relative paths (``runs/copy``, ``~/spb``, ``"$TMPDIR"/x``). Interfaces of the operating system,
+# the same on every machine (``/dev/null``, ``/proc``, ``/usr/bin/env``, ``/bin/sh``), are not
+# machine paths. Binary files are read too (a stored fixture must not carry the path of the
+# machine that made it).
+
+MACHINE_ROOTS = (
+    "home", "root", "Users", "work", "scratch", "srv", "mnt", "media", "opt", "tmp",
+    "var/tmp", "var/folders", "private",
+)  # fmt: skip
+#: A machine path: one of :data:`MACHINE_ROOTS` right after the file system's root, not part of
+#: a longer path, a URL or a word (``$SRC/home/x``, ``~/work``, ``https://x.org/home``,
+#: ``${HOME}/work`` do not match), or a Windows user folder.
+MACHINE_PATH = re.compile(
+    r"(?<![\w.~})/\\])/(?:" + "|".join(MACHINE_ROOTS) + r")(?![\w.-])"
+    r"|(?<![\w])[A-Za-z]:\\(?:Users|Documents and Settings)\\"
+)
+
+
+def _p(rest: str) -> str:
+    """An absolute path, written so that this file does not name one."""
+    return "/" + rest
+
+
+def machine_paths(text: str) -> list[str]:
+    return [match.group(0) for match in MACHINE_PATH.finditer(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (f'MIRROR="${{AUTHORS_MIRROR:-{_p("work/.mirror")}}}"', [_p("work")]),
+        (f"Protocol (see {_p('work/shared/BENCHMARKS.md')}):", [_p("work")]),
+        (f'default=Path("{_p("tmp/impactbandits-report-large")}")', [_p("tmp")]),
+        (f'parser.add_argument("--scratch", default="{_p("tmp")}")', [_p("tmp")]),
+        (f"TMP=${{TMPDIR:-{_p('tmp')}}}", [_p("tmp")]),
+        (f"cd {_p('home/alice/src')} && {_p('root/.cache')}", [_p("home"), _p("root")]),
+        (f"open('{_p('Users/bob/x.csv')}')", [_p("Users")]),
+        (f"{_p('var/folders/xy/T')} and {_p('var/tmp/z')}", [_p("var/folders"), _p("var/tmp")]),
+        ("C:\\Users\\carol\\runs", ["C:\\Users\\"]),
+        # not machine paths: the system's interfaces, relative paths, URLs, variables
+        (f"{_p('usr/bin/env')} bash > {_p('dev/null')}; cat {_p('proc/cpuinfo')}", []),
+        (f'mkdir -p "$SRC{_p("home/.config")}" ~/work/x ${{HOME}}{_p("work")}', []),
+        (f"https://example.org{_p('home/')} and docs/how-to/tmp.md", []),
+        (f"{_p('tmpfs')} {_p('homes')} runs/tmp/x", []),
+        (f"$(pyenv root){_p('versions/2.7')}", []),
+    ],
+)
+def test_the_pattern_finds_machine_paths_and_only_those(text, found):
+    assert machine_paths(text) == found
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def repository_files() -> list[str]:
+    """The files of the repository, relative to it: tracked, and new files git does not
+    ignore."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT, capture_output=True, check=True,
+        )  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    names = [name for name in listed.stdout.decode().split("\0") if name]
+    return [name for name in names if (ROOT / name).is_file()]
+
+
+def test_no_file_of_the_repository_names_a_path_of_a_machine():
+    files = repository_files()
+    assert len(files) > 100  # the repository was found
+    found = []
+    for name in files:
+        text = (ROOT / name).read_bytes().decode("utf-8", errors="replace")
+        for match in MACHINE_PATH.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            found.append(f"{name}:{line}: {match[0]}")
+    assert not found, "absolute paths of a machine in the repository:\n" + "\n".join(found)

@@ -1,7 +1,7 @@
 """Every numeric parameter of every registered component has a domain, and a spec giving a value
 outside it is refused with a one-line :class:`SpecError` that names the parameter.
 
-:data:`DOMAINS` is written by hand from the papers (``/work/shared/papers``, REPRODUCTION.md),
+:data:`DOMAINS` is written by hand from the papers (their texts),
 the components' docstrings or the plain meaning of the number — not from the signatures — so
 these tests fail when a constraint is missing or wrong;
 :func:`test_every_numeric_parameter_has_a_domain` fails on a new numeric parameter without one.
@@ -22,6 +22,9 @@ from impactbandits.errors import SpecError
 from impactbandits.experiments.spec import component_spec
 
 NAN, INF = float("nan"), float("inf")
+#: In a domain's context: leave this parameter out (one of :data:`REQUIRED`'s that the
+#: context's family does not use, which would be refused).
+OMIT: Any = object()
 #: What finite-real ("unbounded") parameters refuse: NaN and infinity (TOML can write both).
 NOT_FINITE = (NAN, INF, -INF)
 
@@ -374,8 +377,16 @@ DOMAINS: dict[tuple[str, str, str], Domain] = {
                 family="lower-bound",
                 k=3,
             ),
-            "horizon": D("int >= 1 (Patil et al. §3: the horizon T of I_m)", 50, 0, -1),
-            "ramp": D("int >= 1 (Theorem 3's proof: pulls to reach 1)", 20, 0, -1),
+            "horizon": D(
+                "int >= 1 (Patil et al. §3: the horizon T of I_m)", 50, 0, -1, family="lower-bound"
+            ),
+            "ramp": D(
+                "int >= 1 (Theorem 3's proof: pulls to reach 1)",
+                20,
+                0,
+                -1,
+                family="linear-vs-flat",
+            ),
             "asymptotes": D(
                 "each in [0, 1] (Patil et al. §2: bounded rewards, a_i = lim f_i)",
                 [0.5, 0.9],
@@ -401,6 +412,7 @@ DOMAINS: dict[tuple[str, str, str], Domain] = {
                 [[0.5, 0.2, 0.1]],
                 [[0.1, 0.2, 0.4]],
                 family="curves",
+                length=OMIT,  # the curves family has no length: theirs
             ),
             "sigma": D(SIGMA, 0.05, -0.1, -1.0),
         },
@@ -572,7 +584,7 @@ DOMAINS: dict[tuple[str, str, str], Domain] = {
         for name in ("rising", "rising-restless")
         for param, domain in {
             "length": D(LENGTH, 100, 0, -1),
-            "seed": D(SEED, 5, -1),
+            "seed": D(SEED, 5, -1, instance="random"),
             "scale": D(
                 "int >= 2 (docstring: b ~ U{2..scale} in the authors' random generator)",
                 2,
@@ -1039,6 +1051,220 @@ DOMAINS: dict[tuple[str, str, str], Domain] = {
     ),
 }
 
+
+@dataclass(frozen=True)
+class Bound:
+    """The upper bound of a size-like parameter, derived from memory and time (``text``: the
+    bound and its reason), and values above it (``too_large``) that must be refused naming the
+    parameter — never an internal error, a ``MemoryError`` or a run that does not finish."""
+
+    text: str
+    too_large: tuple[Any, ...]
+
+    def of_list(self, *around: Any) -> Bound:
+        """The same bound for a list parameter: each too-large value in a list, in place of
+        the first of ``around`` (the other values of a valid list)."""
+        return Bound(self.text, tuple([v, *around[1:]] for v in self.too_large))
+
+
+NOISE_BOUND = Bound(
+    "at most 10⁶ (time and numbers: squared and summed over up to 10⁹ rounds, larger noise "
+    "scales overflow float64; 10⁶ times the rewards' unit range)",
+    (1e7, 1e300),
+)
+ARMS_BOUND = Bound(
+    "at most 10⁴ arms (memory: every result keeps each arm's pulls at every checkpoint, and "
+    "the tidy table has a column per arm)",
+    (10_001, 10**18, 1e300),
+)
+LENGTH_BOUND = Bound(
+    "at most 10⁸ values per arm (memory: a curve is tabulated for every pull, 8 bytes a value: "
+    "800 MB per arm)",
+    (10**8 + 1, 10**18, 1e300),
+)
+WINDOW_BOUND = Bound(
+    "at most 10⁶ plays (memory: the plays are kept per replication, 16 bytes each)",
+    (10**6 + 1, 10**18, 1e300),
+)
+ROUNDS_BOUND = Bound(
+    "at most 10⁹ rounds (time: the longest run a spec may ask for; more means the same)",
+    (10**9 + 1, 10**18, 1e300),
+)
+LOOKAHEAD_BOUND = Bound(
+    "at most 20 (time: K^d plans of d rounds are scored, at most 10⁶ = 2²⁰ of them)",
+    (21, 10**18, 1e300),
+)
+RESOLUTION_BOUND = Bound(
+    "1/ε at most 10⁴ (memory and time: K·(1/ε) statistics per replication, the ε-grid searched "
+    "every round; the theory's 1/ε stays below 400 for T <= 10⁹)",
+    (10_001, 10**18, 1e300),
+)
+DELAY_BOUND = Bound(
+    "at most 10¹⁸ (the availability clock t + D is a 64-bit integer; a delay >= T blocks the "
+    "arm for the rest of the run, so larger ones act the same)",
+    (10**18 + 1, 1e300),
+)
+RECOVERY_BOUND = Bound(
+    "at most 10⁵ (time: f(1 … max d_i) is tabulated and the ghost oracle evaluates it value by "
+    "value)",
+    (100_001, 10**18, 1e300),
+)
+LEVELS_BOUND = Bound(
+    "z_max at most 1,000 (time: a GP draw factorises a (z_max + 1)² covariance matrix, O(z_max³))",
+    (1001, 10**18, 1e300),
+)
+SWA_ALPHA_BOUND = Bound(
+    "at most 100 (memory: SWA's window h grows linearly in α and is kept per arm and replication)",
+    (101.0, 1e18, 1e300),
+)
+
+#: Every size-like parameter of a registered component and its :class:`Bound` (written from
+#: the meaning of the number, not read from the signatures: see
+#: :func:`test_every_size_parameter_has_a_bound`).
+SIZE_BOUNDS: dict[tuple[str, str, str], Bound] = {
+    **{
+        (role, name, param): bound
+        for role, name, param, bound in [
+            ("environment", "gaussian", "n_arms", ARMS_BOUND),
+            ("environment", "recommender", "n_arms", ARMS_BOUND),
+            ("environment", "imab", "k", ARMS_BOUND),
+            ("environment", "blocking", "n_arms", ARMS_BOUND),
+            ("environment", "recovering", "n_arms", ARMS_BOUND),
+            ("policy", "ranker-low", "d0", ARMS_BOUND),
+            ("environment", "fico", "n_applicants", LENGTH_BOUND),
+            ("environment", "imab", "horizon", ROUNDS_BOUND),
+            ("environment", "imab", "ramp", ROUNDS_BOUND),
+            ("environment", "imab", "saturation", ROUNDS_BOUND.of_list(20)),
+            ("environment", "rotting", "breakpoint", ROUNDS_BOUND),
+            ("environment", "piecewise", "change_points", ROUNDS_BOUND.of_list()),
+            ("environment", "rising", "scale", ROUNDS_BOUND),
+            ("environment", "rising-restless", "scale", ROUNDS_BOUND),
+            ("environment", "blocking", "delays", DELAY_BOUND.of_list(1, 3)),
+            (
+                "environment",
+                "blocking",
+                "delay_range",
+                Bound(DELAY_BOUND.text, tuple([1, v] for v in DELAY_BOUND.too_large)),
+            ),
+            ("environment", "delayed", "delays", RECOVERY_BOUND.of_list(1, 3)),
+            (
+                "environment",
+                "delayed",
+                "delay_range",
+                Bound(RECOVERY_BOUND.text, tuple([2, v] for v in RECOVERY_BOUND.too_large)),
+            ),
+            ("environment", "impact", "resolution", RESOLUTION_BOUND),
+            ("environment", "rebounding", "lookahead", LOOKAHEAD_BOUND),
+            ("environment", "recovering", "lookahead", LOOKAHEAD_BOUND),
+            ("environment", "recovering", "z_max", LEVELS_BOUND),
+            ("policy", "rebounding-lookahead", "lookahead", LOOKAHEAD_BOUND),
+            ("policy", "eep", "lookahead", LOOKAHEAD_BOUND),
+            ("policy", "eep", "explore", WINDOW_BOUND),
+            ("policy", "rgp-ucb", "lookahead", LOOKAHEAD_BOUND),
+            ("policy", "rgp-ts", "lookahead", LOOKAHEAD_BOUND),
+            ("policy", "rgp-ucb", "noise", NOISE_BOUND),
+            ("policy", "rgp-ts", "noise", NOISE_BOUND),
+            ("policy", "sw-ts", "window", WINDOW_BOUND),
+            ("policy", "sw-kl-ucb", "window", WINDOW_BOUND),
+            ("policy", "sw-ucb", "window", WINDOW_BOUND),
+            ("policy", "m-ucb", "window", WINDOW_BOUND),
+            ("policy", "swa", "window", WINDOW_BOUND),
+            ("policy", "swa", "alpha", SWA_ALPHA_BOUND),
+            ("policy", "etc", "m", ROUNDS_BOUND),
+            ("policy", "fa-etc", "exploration", ROUNDS_BOUND),
+            ("policy", "exp3s", "hardness", ROUNDS_BOUND),
+            ("policy", "cusum-ucb", "breakpoints", ROUNDS_BOUND),
+            ("policy", "cusum-ucb", "warmup", ROUNDS_BOUND),
+            ("policy", "m-ucb", "breakpoints", ROUNDS_BOUND),
+            ("policy", "glr-klucb", "test_every", ROUNDS_BOUND),
+            ("policy", "glr-klucb", "split_every", ROUNDS_BOUND),
+            *[
+                ("policy", name, "resolution", RESOLUTION_BOUND)
+                for name in ("ad-ucb", "hd-ucb", "cucb", "exp3-meta")
+            ],
+            *[
+                ("environment", name, "length", LENGTH_BOUND)
+                for name in (
+                    "rested",
+                    "single-peaked",
+                    "increasing",
+                    "constant",
+                    "decreasing",
+                    "fico",
+                    "recommender",
+                    "imab",
+                    "rising",
+                    "rising-restless",
+                    "rotting",
+                    "piecewise",
+                )
+            ],
+        ]
+    },
+    # noise scales: σ of the rewards' noise, and the σ a policy assumes
+    **{
+        (role, name, param): NOISE_BOUND
+        for role, name, param in [
+            *[
+                ("environment", name, "sigma")
+                for name in (
+                    "gaussian",
+                    "rested",
+                    "single-peaked",
+                    "increasing",
+                    "constant",
+                    "decreasing",
+                    "fico",
+                    "recommender",
+                    "imab",
+                    "restless",
+                    "rising",
+                    "rising-restless",
+                    "rotting",
+                    "piecewise",
+                    "blocking",
+                    "rebounding",
+                    "recovering",
+                )
+            ],
+            ("environment", "rebounding", "sigma_z"),
+            *[
+                ("policy", name, "sigma")
+                for name in (
+                    "kl-ucb",
+                    "thompson-gaussian",
+                    "r-ed-ucb",
+                    "r-less-ucb",
+                    "fewa",
+                    "raw-ucb",
+                    "swa",
+                    "spo-delta",
+                )
+            ],
+            ("policy", "spo", "noise_bound"),
+            ("policy", "one-step-optimistic", "noise_bound"),
+        ]
+    },
+}
+
+
+def _bounded(key: tuple[str, str, str], domain: Domain) -> Domain:
+    """``domain`` with its size bound (if any): the bound and its reason in the text, the
+    too-large values among the bad ones."""
+    bound = SIZE_BOUNDS.get(key)
+    if bound is None:
+        return domain
+    return Domain(
+        f"{domain.text}; {bound.text}",
+        domain.valid,
+        domain.bad + bound.too_large,
+        domain.context,
+        domain.unbounded,
+    )
+
+
+DOMAINS = {key: _bounded(key, domain) for key, domain in DOMAINS.items()}
+
 #: Valid values of the parameters some components cannot do without.
 REQUIRED: dict[tuple[str, str], dict[str, Any]] = {
     ("environment", "rebounding"): {
@@ -1067,6 +1293,7 @@ def _spec(role: str, name: str, param: str, value: Any, context: dict[str, Any])
     """The spec entry, its parameters in the ``params`` table (single-peaked has a parameter
     named ``params``, which only fits there)."""
     params: dict[str, Any] = {**REQUIRED.get((role, name), {}), **context}
+    params = {key: value for key, value in params.items() if value is not OMIT}
     head, _, sub = param.partition(".")
     params[head] = {**(params.get(head) or {}), sub: value} if sub else value
     return {"kind": name, "params": params}
@@ -1091,8 +1318,9 @@ def test_out_of_domain_value_is_refused(key, bad):
     spec = _spec(role, name, param, bad, DOMAINS[key].context)
     with pytest.raises(SpecError) as caught:
         component_spec(role, spec, FIELD[role])
-    assert _names_parameter(caught.value, role, param), str(caught.value)
-    assert "\n" not in str(caught.value)
+    for error in caught.value.errors:  # one line per problem (two values out of range: two)
+        assert _names_parameter(error, role, param), str(caught.value)
+        assert "\n" not in str(error)
 
 
 @pytest.mark.parametrize("key", list(DOMAINS), ids=lambda k: f"{k[1]}.{k[2]}")
@@ -1146,6 +1374,31 @@ def test_every_numeric_parameter_has_a_domain():
     assert not missing, f"numeric parameters without a domain in DOMAINS: {missing}"
     assert ("policy", "hd-ucb", "gamma") in numeric  # the introspection sees Optional[float]
     assert ("environment", "single-peaked", "params") in numeric  # and lists of tuples
+
+
+def _declares_size(annotation: Any, metadata: list[Any]) -> bool:
+    """Whether a field carries an upper bound of a size (``impactbandits.params.Size``), on
+    itself or inside its type (``list[Annotated[int, ..., DELAY]]``)."""
+    from impactbandits.params import Size
+
+    if any(isinstance(m, Size) for m in metadata):
+        return True
+    return any(isinstance(a, Size) or _declares_size(a, []) for a in typing.get_args(annotation))
+
+
+def test_every_size_parameter_has_a_bound():
+    """Every size-like parameter has its bound and reason here (and a domain to carry the
+    too-large values); every bound written here is declared in the signature, so that
+    validation and ``impactbandits describe`` have it."""
+    declared = {
+        (role, name, param)
+        for role, name, cls in _registered()
+        for param, info in registry.params_model(cls).model_fields.items()
+        if _declares_size(info.annotation, info.metadata)
+    }
+    assert sorted(declared - set(SIZE_BOUNDS)) == [], "size parameters without a Bound"
+    assert sorted(set(SIZE_BOUNDS) - declared) == [], "bounds not declared in the signature"
+    assert sorted(set(SIZE_BOUNDS) - set(DOMAINS)) == [], "bounds without a domain"
 
 
 def test_domains_name_real_parameters():

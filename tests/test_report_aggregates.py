@@ -41,6 +41,7 @@ from impactbandits.experiments.plots import (
 from impactbandits.experiments.report import longest_cells, write_report
 from impactbandits.experiments.stats import table_stats
 from impactbandits.experiments.store import Store
+from impactbandits.experiments.store_facts import cell_checksum
 from impactbandits.experiments.store_repair import row_checksum
 from impactbandits.experiments.summary import (
     TITLES,
@@ -287,8 +288,9 @@ def _pooled_store(path, drop: bool):
     ).fetchone()
     position = db.execute("SELECT MAX(position) FROM cells").fetchone()[0] + 1
     copy = "f" * 16
-    db.execute("INSERT INTO cells VALUES (?,?,?,?,?,?,?,?,?,?)",
-               (copy, position, *cell[2:]))  # fmt: skip
+    row = (copy, position, *cell[2:10])  # the columns before the row's checksum
+    db.execute("INSERT INTO cells VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+               (*row, cell_checksum(row)))  # fmt: skip
     for seed, blob in db.execute(
         "SELECT seed, payload FROM results WHERE cell = ?", (cell[0],)
     ).fetchall():

@@ -11,17 +11,17 @@ from impactbandits import ExperimentSpec
 from impactbandits.core import BatchRNG, EnvironmentRandom
 from impactbandits.core.policy import BatchedSimplePolicy
 from impactbandits.envs.curves import single_peaked_curves
-from impactbandits.envs.rested import (
+from impactbandits.envs.rested import RestedBandit
+from impactbandits.envs.rested_families import (
     DecreasingBandit,
     IncreasingBandit,
-    RestedBandit,
     SinglePeakedBandit,
 )
 from impactbandits.errors import SpecError
 from impactbandits.experiments.cells import expand
 from impactbandits.policies.improving import HKR
 from impactbandits.policies.nonstationary import UCB, DiscountedUCB, RExp3, SlidingWindowUCB
-from impactbandits.policies.single_peaked import SPO, linear_optimistic_sum
+from impactbandits.policies.spo import SPO, linear_optimistic_sum
 
 from .reference_rested import ReferenceDiscountedUCB, ReferenceSlidingWindowUCB, ReferenceSPO
 from .simulation import run_batch

@@ -32,6 +32,7 @@ from impactbandits.errors import SpecError, StoreError
 from impactbandits.experiments.figures import load_run
 from impactbandits.experiments.spec import SpecRecord
 from impactbandits.experiments.store import STORE_FILE, Store
+from impactbandits.experiments.store_facts import meta_checksum
 from impactbandits.experiments.tidy import seed_coverage, tidy_table
 
 PYTHON = sys.executable
@@ -142,7 +143,11 @@ def _crafted(source: Path, target: Path, marker: Path) -> Path:
             {"kind": "this:Zen", "label": "zen", "params": {}, "oracle": None,
              "environments": None}
         )  # fmt: skip
-        db.execute("UPDATE meta SET value = ? WHERE key = 'spec'", (json.dumps(spec),))
+        crafted = json.dumps(spec)  # with its checksum, as a crafted store would have it
+        db.execute(
+            "UPDATE meta SET value = ?, crc = ? WHERE key = 'spec'",
+            (crafted, meta_checksum("spec", crafted)),
+        )
         db.commit()
     return target
 
@@ -216,7 +221,11 @@ def test_a_malformed_stored_spec_is_one_line(user_run, tmp_path):
     run_dir.mkdir()
     (run_dir / STORE_FILE).write_bytes((user_run / STORE_FILE).read_bytes())
     with closing(sqlite3.connect(run_dir / STORE_FILE)) as db:
-        db.execute("UPDATE meta SET value = '{\"name\": 3}' WHERE key = 'spec'")
+        malformed = '{"name": 3}'  # with its checksum: not damaged, malformed as written
+        db.execute(
+            "UPDATE meta SET value = ?, crc = ? WHERE key = 'spec'",
+            (malformed, meta_checksum("spec", malformed)),
+        )
         db.commit()
     with pytest.raises(StoreError) as info:
         tidy_table(run_dir)

@@ -300,7 +300,7 @@ def test_nan_parameters_are_refused_with_their_field(env, field):
         ("math:pi", ["'math:pi' names Python's standard library", "nothing was imported"]),
         ("numpy:pi", ["'numpy:pi' is a float value, not a Policy or SimplePolicy class"]),
         (":X", ["':X' is not an import path"]),
-        ("marker:Missing", ["cannot import 'marker:Missing' (AttributeError"]),
+        ("marker:Missing", ["cannot import 'marker:Missing' (no 'Missing' in module marker)"]),
     ],
 )
 def test_naming_bad_code_is_one_line(user_code, tmp_path, kind, needles):
@@ -397,6 +397,49 @@ def test_a_user_policy_raising_mid_run(user_code, tmp_path, backend):
     assert traced.exit_code == 2
     assert "Traceback" in traced.stderr and "usermod.py" in traced.stderr
     assert traced.stderr.strip().splitlines()[-1].startswith("error: policies[0].kind: ")
+
+
+USER_BASE = """
+from impactbandits.core.policy import SimplePolicy
+
+
+class Base(SimplePolicy):
+    def __init__(self, fail_at: int = 4) -> None:
+        self.fail_at = fail_at
+
+    def reset(self, space, horizon, rng):
+        self.t = 0
+
+    def select(self):
+        self.t += 1
+        if self.t == self.fail_at:
+            return [][self.t]  # IndexError, in this module, not the one the spec names
+        return 0
+
+    def update(self, action, feedback):
+        pass
+"""
+
+
+@pytest.mark.parametrize("backend", ["serial", "process"])
+def test_a_failing_method_inherited_from_another_user_module(tmp_path, monkeypatch, backend):
+    # before: "internal error ... (a bug: please report it ...)", exit 1 — the spec names
+    # userpolicy:Mine, the failing select lives in userbase (another of the user's modules)
+    (tmp_path / "userbase.py").write_text(USER_BASE)
+    (tmp_path / "userpolicy.py").write_text(
+        "from userbase import Base\n\nclass Mine(Base):\n    pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    spec = _toml(tmp_path / "spec.toml", "userpolicy:Mine")
+    args = ["run", str(spec), "--out", str(tmp_path / "run"), "--backend", backend]
+    result = CliRunner().invoke(cli, [*args, "--workers", "1"] if backend == "process" else args)
+    _one_line(
+        result,
+        "policies[0].kind",
+        "userpolicy:Mine raised IndexError: list index out of range",
+        "(in Base.select, userbase.py:",
+    )
 
 
 def test_a_user_environment_and_oracle_raising_mid_run(user_code, tmp_path):

@@ -7,9 +7,11 @@
 #          PY=$(bash benchmarks/fidelity/authors_env.sh lindner | tail -n 1)
 # The last two lines on stdout are the venv's python interpreter and the source directory.
 #
-# Sources come from a local snapshot of the public repository (one commit, pinned below):
-#   AUTHORS_MIRROR   folder holding <owner>+<name>/repo git directories (default /work/.mirror)
-# or from a plain checkout given as AUTHORS_SRC_<NAME> (e.g. AUTHORS_SRC_LINDNER=~/spb).
+# Sources: the pinned commit (below) of the public repository, taken from the first of
+#   AUTHORS_SRC_<NAME>  a plain checkout of it (e.g. AUTHORS_SRC_LINDNER=~/spb), copied as is;
+#   AUTHORS_MIRROR      a folder holding <owner>+<name>/repo git directories (local snapshots);
+#   otherwise           a clone of https://github.com/<owner>/<name> (needs the network), kept
+#                       in benchmarks/fidelity/.authors/<name>/git for the next time.
 # Everything is written under benchmarks/fidelity/.authors/<name>/ (git-ignored).
 set -euo pipefail
 
@@ -20,7 +22,7 @@ NAME="${1:-}"
 PATHS=()
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PYTHON="${PYTHON:-python3}"
-MIRROR="${AUTHORS_MIRROR:-/work/.mirror}"
+MIRROR="${AUTHORS_MIRROR:-}"
 
 case "$NAME" in
   lindner)
@@ -65,8 +67,18 @@ if [[ -n "${!override_var:-}" ]]; then
   log "copying sources from \$$override_var=${!override_var}"
   cp -a "${!override_var}/." "$SRC/"
 else
-  GITDIR="$MIRROR/${REPO/\//+}/repo"
-  [[ -d "$GITDIR" ]] || die "no snapshot of $REPO at $GITDIR; fetch it first or set $override_var"
+  if [[ -n "$MIRROR" ]]; then
+    GITDIR="$MIRROR/${REPO/\//+}/repo"
+    [[ -d "$GITDIR" ]] || die "AUTHORS_MIRROR: no snapshot of $REPO at $GITDIR; set $override_var instead"
+  else
+    GITDIR="$ROOT/git"
+    if ! git --git-dir="$GITDIR" cat-file -e "$COMMIT^{commit}" 2>/dev/null; then
+      log "cloning https://github.com/$REPO into $GITDIR"
+      rm -rf "$GITDIR"
+      git clone --quiet --bare "https://github.com/$REPO.git" "$GITDIR" >&2 \
+        || die "cannot clone https://github.com/$REPO; set $override_var or AUTHORS_MIRROR"
+    fi
+  fi
   log "exporting $REPO@$COMMIT from $GITDIR"
   git --git-dir="$GITDIR" archive "$COMMIT" "${PATHS[@]}" | tar -x -C "$SRC" \
     || die "cannot export commit $COMMIT of $REPO"

@@ -45,6 +45,7 @@ import json
 import math
 import subprocess
 import sys
+import tempfile
 import time
 import types
 from pathlib import Path
@@ -353,7 +354,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="authors' worker processes")
     parser.add_argument("--ablations", action="store_true")
     parser.add_argument("--json", help="also write the raw per-seed results here")
-    parser.add_argument("--scratch", default="/tmp", help="where our run's store goes")
+    parser.add_argument(
+        "--scratch", default=tempfile.gettempdir(), help="where our run's store goes"
+    )
     args = parser.parse_args()
     if args.worker:
         _worker(args.src)

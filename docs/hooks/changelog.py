@@ -14,12 +14,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+from impactbandits.links import REPO_URL
+
 MARKER = re.compile(r"^<!--\s*changelog\s*-->\s*$", re.M)
 #: An inline Markdown link or image target: ](target) or ](target "title").
 LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?P<rest>[^)]*)\)")
 TOP_HEADING = re.compile(r"\A\s*# [^\n]*\n")
-#: The repository's files on GitHub (``repo_url`` of mkdocs.yml, branch main).
-BLOB = "https://github.com/impactbandits/impactbandits/blob/main/"
+#: The repository's files on GitHub, branch main (the address is written once, in
+#: :mod:`impactbandits.links`).
+BLOB = f"{REPO_URL}/blob/main/"
 #: The changelog, relative to the directory of mkdocs.yml.
 SOURCE = "CHANGELOG.md"
 

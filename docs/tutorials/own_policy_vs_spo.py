@@ -12,8 +12,8 @@ import numpy as np
 from impactbandits.core import BatchRNG, EnvironmentRandom, simulate
 from impactbandits.core.policy import Policy
 from impactbandits.envs.rested import RestedBandit
-from impactbandits.policies.single_peaked import SPODelta
 from impactbandits.oracles.rested import optimal_allocation_oracle
+from impactbandits.policies.spo import SPODelta
 from impactbandits.testing import check_policy
 
 T = 2000

@@ -17,14 +17,15 @@ import inspect
 import math
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from impactbandits.errors import SpecError
-from impactbandits.usercode import UserCodeError, blame, describe_exception, import_paths
+from impactbandits.errors import SpecError, close_names, combined, did_you_mean
+from impactbandits.params import OnlyWhen
+from impactbandits.usercode import blame, describe_exception, import_paths, too_large
 
 __all__ = [
     "construct",
@@ -32,6 +33,7 @@ __all__ = [
     "import_path",
     "params_model",
     "validate_params",
+    "validation_errors",
 ]
 
 
@@ -69,27 +71,56 @@ def _loc(prefix: str, loc: tuple[Any, ...]) -> str:
     return out
 
 
-def format_validation_error(error: ValidationError, prefix: str, model: type[BaseModel]) -> str:
-    """One line from a pydantic error: ``field: what is wrong (allowed …)``."""
-    errors = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
-    first = errors[0]
-    loc = _loc(prefix, tuple(first["loc"]))
-    kind = first["type"]
+def _one_error(detail: Any, prefix: str, model: type[BaseModel]) -> SpecError:
+    """One pydantic error as a :class:`SpecError` naming its field: ``field: what is wrong
+    (allowed …)``; an unknown key gets the close known names (or all of them)."""
+    loc = _loc(prefix, tuple(detail["loc"]))
+    kind = detail["type"]
     if kind == "extra_forbidden":
+        name = detail["loc"][-1] if detail["loc"] else ""
+        hint = did_you_mean(name, model.model_fields)
         allowed = ", ".join(model.model_fields) or "none"
-        message = f"unknown key; allowed: {allowed}"
-    elif kind == "missing":
-        message = "required field is missing"
-    elif kind == "value_error":
-        text = str(first["msg"]).removeprefix("Value error, ")
-        if not loc:
-            return text  # our own SpecError from a validator: it names its field already
-        return f"{loc}: {text}"
-    else:
-        message = f"{first['msg']} (got {first.get('input')!r})"
+        return SpecError(loc, f"unknown key{hint}" if hint else f"unknown key; allowed: {allowed}")
+    if kind == "missing":
+        return SpecError(loc, "required field is missing")
+    if kind == "value_error":
+        text = str(detail["msg"]).removeprefix("Value error, ")
+        return SpecError(loc, text)  # (no loc: our own SpecError, naming its field already)
+    if kind == "int_parsing_size":  # e.g. 1e300 where an integer is expected
+        return SpecError(loc, f"too large for an integer (got {detail.get('input')!r})")
+    return SpecError(loc, f"{detail['msg']} (got {detail.get('input')!r})")
+
+
+def validation_errors(
+    error: ValidationError, prefix: str, model: type[BaseModel], skip: Collection[str] = ()
+) -> list[SpecError]:
+    """Every problem of a pydantic error, one :class:`SpecError` each (unknown keys first);
+    ``skip``: fields already reported otherwise. A required field missing because its name was
+    misspelt (``meanz`` for ``means``) is one problem: the unknown key, which suggests it."""
+    details = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    meant = {
+        close
+        for detail in details
+        if detail["type"] == "extra_forbidden" and detail["loc"]
+        for close in close_names(detail["loc"][-1], model.model_fields, limit=1)
+    }
+    return [
+        _one_error(detail, prefix, model)
+        for detail in details
+        if not (detail["loc"] and detail["loc"][0] in skip)
+        and not (
+            detail["type"] == "missing" and len(detail["loc"]) == 1 and detail["loc"][0] in meant
+        )
+    ]
+
+
+def format_validation_error(error: ValidationError, prefix: str, model: type[BaseModel]) -> str:
+    """One line from a pydantic error: ``field: what is wrong (allowed …)``, the first of its
+    problems and how many more there are (:func:`validation_errors` gives them all)."""
+    errors = validation_errors(error, prefix, model)
     more = len(errors) - 1
     suffix = f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
-    return f"{loc}: {message}{suffix}"
+    return f"{errors[0]}{suffix}"
 
 
 def _admits_bool(annotation: Any) -> bool:
@@ -139,30 +170,64 @@ def _non_finite(value: Any, prefix: str) -> str | None:
     return None
 
 
-def _precheck(model: type[BaseModel], params: Mapping[str, Any], field: str) -> None:
+def _precheck(model: type[BaseModel], params: Mapping[str, Any], field: str) -> list[SpecError]:
     """What pydantic's lax mode would let through: ``true`` where a number is expected (it
-    would become 1) and NaN/infinity hidden in untyped parameters."""
+    would become 1) and NaN/infinity hidden in untyped parameters; one error per parameter."""
+    errors = []
     for name, value in params.items():
         info = model.model_fields.get(name)
         if info is None:
             continue  # pydantic reports the unknown key
         if _has_bool(value) and not _admits_bool(info.annotation):
-            raise SpecError(
-                f"{field}.{name}", f"a boolean is not allowed here; give a number (got {value!r})"
+            errors.append(
+                SpecError(
+                    f"{field}.{name}",
+                    f"a boolean is not allowed here; give a number (got {value!r})",
+                )
             )
-        if (
+        elif (
             value is not None
             and not isinstance(value, bool | np.bool_)
             and _only_bool(info.annotation)
         ):
-            raise SpecError(f"{field}.{name}", f"must be true or false (got {value!r})")
-        bad = _non_finite(value, f"{field}.{name}")
-        if bad is not None:
-            raise SpecError(bad, "must be a finite number (NaN and infinity are not allowed)")
+            errors.append(SpecError(f"{field}.{name}", f"must be true or false (got {value!r})"))
+        else:
+            bad = _non_finite(value, f"{field}.{name}")
+            if bad is not None:
+                errors.append(
+                    SpecError(bad, "must be a finite number (NaN and infinity are not allowed)")
+                )
+    return errors
+
+
+def _foreign(
+    model: type[BaseModel], given: Mapping[str, Any], values: Mapping[str, Any], field: str
+) -> list[SpecError]:
+    """Parameters given for a family (an instance, a distribution) that does not use them
+    (:class:`~impactbandits.params.OnlyWhen`): they would be ignored. A value equal to the
+    default (``None``, or a stored spec's defaults written out) is not refused."""
+    errors = []
+    for name, info in model.model_fields.items():
+        if name not in given or given[name] is None or values.get(name) == info.default:
+            continue
+        for only in (m for m in info.metadata if isinstance(m, OnlyWhen)):
+            if not only.applies(dict(values)):
+                wanted = " or ".join(repr(v) for v in only.values)
+                errors.append(
+                    SpecError(
+                        f"{field}.{name}",
+                        f"belongs to {only.param} = {wanted}, which uses it; this one has "
+                        f"{only.param} = {values.get(only.param)!r}, which would ignore it: "
+                        f"remove it or set {only.param} = {only.values[0]!r}",
+                    )
+                )
+    return errors
 
 
 def validate_params(cls: type, params: Mapping[str, Any], field: str) -> dict[str, Any]:
-    """Validated parameters with defaults filled in; :class:`SpecError` on any problem.
+    """Validated parameters with defaults filled in; :class:`SpecError` on any problem — every
+    problem of the parameters at once (a :class:`~impactbandits.errors.SpecErrors`, one line
+    each), each naming its field.
 
     The constructor runs once with the validated values, so combinations of parameters are
     checked too; if it raises anything else than a :class:`SpecError`, the error names the
@@ -174,23 +239,29 @@ def validate_params(cls: type, params: Mapping[str, Any], field: str) -> dict[st
             f"{field}.kind",
             f"cannot read the parameters of {import_path(cls)} ({describe_exception(exc)})",
         ) from None
-    _precheck(model, params, field)
+    errors = _precheck(model, params, field)
+    bad = {e.field.removeprefix(f"{field}.").partition(".")[0].partition("[")[0] for e in errors}
     try:
         validated = model.model_validate(dict(params))
     except ValidationError as exc:
-        raise SpecError("", format_validation_error(exc, field, model)) from None
-    values = validated.model_dump(mode="json")
+        errors += validation_errors(exc, field, model, skip=bad)
+    else:
+        values = validated.model_dump(mode="json")
+        errors += _foreign(model, params, values, field)
+    found = combined(errors)
+    if found is not None:
+        raise found from None
     try:  # constructors may check combinations of parameters
         cls(**values)
     except SpecError as exc:
-        sub = f"{field}.{exc.field}" if exc.field else field
-        if isinstance(exc, UserCodeError):
-            raise UserCodeError(sub, exc.message, exc.details) from None
-        raise SpecError(sub, exc.message) from None
+        raise exc.within(field) from None
     except (Exception, SystemExit) as exc:  # sys.exit() in a constructor is a failure too
         user = blame(exc, {field: (import_path(cls), values)})
         if user is not None:
             raise user from None
+        large = too_large(exc, {field: (import_path(cls), values)}, field)
+        if large is not None:
+            raise large from None
         named = [path for _, path in import_paths(values)]
         using = f", using {', '.join(repr(p) for p in named)}" if named else ""
         raise SpecError(

@@ -2,9 +2,10 @@
 as plain text and as JSON.
 
 Docstrings are written for the API reference (reStructuredText roles such as
-``:class:`~impactbandits.core.policy.Policy``` and double-backtick literals); a terminal shows
-them as plain text: :func:`plain` drops the markup, :func:`summary` gives a component's first
-paragraph. :func:`description` gathers everything a user needs to write a spec entry — the
+``:class:`~impactbandits.core.policy.Policy```, double-backtick literals, lists); a terminal
+shows them as plain text rendered from their parse (:mod:`impactbandits.docstrings`: a literal
+keeps single backticks, list items keep their lines), :func:`summary` gives a component's
+first paragraph. :func:`description` gathers everything a user needs to write a spec entry — the
 parameters with their types, defaults, constraints and conditional requirements (read from the
 constructor's signature, exactly what the spec validation uses, and the
 :class:`~impactbandits.params.RequiredWhen` declarations in it), the paper and section the
@@ -18,7 +19,6 @@ from __future__ import annotations
 import inspect
 import json
 import re
-import textwrap
 import types
 import typing
 from dataclasses import dataclass
@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from annotated_types import Ge, Gt, Le, Lt
 
+from impactbandits import docstrings
 from impactbandits.errors import SpecError
 
 if TYPE_CHECKING:
@@ -49,8 +50,6 @@ __all__ = [
     "summary",
 ]
 
-#: A Sphinx role, e.g. :class:`~a.b.C` (shown as C) or :func:`a.b.f` (shown as a.b.f).
-_ROLE = re.compile(r":[a-z]+:`(~?)([^`<]+?)(?:\s*<[^>]+>)?`")
 #: Ordered roles of the registry, as ``describe`` names them.
 ROLES = ("environment", "policy", "oracle")
 #: The sections of ``impactbandits list``, in order, and the key of each row's text.
@@ -67,21 +66,25 @@ _SENTENCE_END = re.compile(r"(?<!\bal\.)(?<=[.!?])\s+(?=[A-Z])")
 
 
 def plain(text: str) -> str:
-    """``text`` without reStructuredText markup: roles become their target's name, literals
-    and interpreted text lose their backticks."""
-    text = _ROLE.sub(lambda m: m.group(2).split(".")[-1] if m.group(1) else m.group(2), text)
-    return re.sub(r"`+([^`]+?)`+", r"\1", text)
+    """``text`` (reStructuredText) as one line of plain text: roles become their target's
+    name, literals keep single backticks (:func:`impactbandits.docstrings.plain`)."""
+    return docstrings.plain(text)
 
 
 def _paragraphs(obj: Any) -> list[str]:
-    doc = inspect.getdoc(obj) or ""
-    return [" ".join(p.split()) for p in re.split(r"\n\s*\n", doc) if p.strip()]
+    """The blocks of ``obj``'s docstring as plain text (:func:`impactbandits.docstrings.blocks`:
+    a paragraph on one line, a list one item a line, a literal block as it is)."""
+    return docstrings.blocks(inspect.getdoc(obj) or "")
+
+
+def _one_line(block: str) -> str:
+    return " ".join(block.split())
 
 
 def summary(obj: Any) -> str:
     """The first paragraph of ``obj``'s docstring on one line, without markup."""
     paragraphs = _paragraphs(obj)
-    return plain(paragraphs[0]) if paragraphs else ""
+    return _one_line(paragraphs[0]) if paragraphs else ""
 
 
 def _builtin_module(obj: Any) -> types.ModuleType | None:
@@ -113,7 +116,7 @@ def citation(obj: Any) -> str | None:
     module = _builtin_module(obj)
     for source in (obj, module) if module is not None else (obj,):
         paragraphs = _paragraphs(source)
-        for sentence in _SENTENCE_END.split(plain(paragraphs[0]) if paragraphs else ""):
+        for sentence in _SENTENCE_END.split(_one_line(paragraphs[0]) if paragraphs else ""):
             year = _YEAR.search(sentence)
             if year:
                 return _up_to_reference(sentence, year.start())
@@ -240,9 +243,9 @@ def find(kind: str) -> tuple[str, str, Any]:
             lambda obj: isinstance(obj, type) or loader.is_plain_function(obj),
         )
         return "import path", kind, loader.load(kind, "kind", component)
-    names = sorted({*FIGURES, *ENVIRONMENTS, *POLICIES, *ORACLES})
-    close = [n for n in names if kind.lower() in n or n in kind.lower()]
-    hint = f" (did you mean {', '.join(close[:4])}?)" if close else ""
+    from impactbandits.errors import did_you_mean
+
+    hint = did_you_mean(kind, {*FIGURES, *ENVIRONMENTS, *POLICIES, *ORACLES})
     raise SpecError(
         "kind",
         f"unknown name {kind!r}{hint}; `impactbandits list` shows environments, policies, "
@@ -290,7 +293,8 @@ class Description:
     import_path: str | None = None
     """``module:Class`` of a class."""
     paragraphs: tuple[str, ...] = ()
-    """The docstring, plain, one paragraph per item."""
+    """The docstring as plain text, one block per item: a paragraph on one line, a list with
+    one item a line, a literal block with its lines."""
     module: str | None = None
     """The library module of a built-in class, whose docstring follows in
     :attr:`module_paragraphs`."""
@@ -341,15 +345,15 @@ def description(kind: str) -> Description:
         summary(obj),
         citation(obj),
         import_path=f"{obj.__module__}:{obj.__qualname__}" if isinstance(obj, type) else None,
-        paragraphs=tuple(plain(p) for p in _paragraphs(obj)),
+        paragraphs=tuple(_paragraphs(obj)),
         module=module.__name__ if module is not None else None,
-        module_paragraphs=tuple(plain(p) for p in _paragraphs(module)) if module else (),
+        module_paragraphs=tuple(_paragraphs(module)) if module else (),
         parameters=tuple(parameters(obj)) if isinstance(obj, type) else None,
     )
 
 
 def _wrap(text: str, width: int, indent: str = "") -> str:
-    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent)
+    return docstrings.wrap(text, width, indent)
 
 
 def _figure_lines(facts: FigureFacts, width: int) -> list[str]:

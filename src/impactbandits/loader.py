@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from impactbandits.errors import SpecError
+from impactbandits.errors import SpecError, did_you_mean, unknown_name
 from impactbandits.usercode import IMPORT_PATH, UserCodeError, describe_exception
 
 __all__ = [
@@ -119,10 +119,19 @@ def _standard_library(module: str) -> bool:
 
 def _import(path: str, field: str) -> Any:
     module_name, _, attr = path.partition(":")
+    target: Any = None
     try:
-        target: Any = importlib.import_module(module_name)
+        target = importlib.import_module(module_name)
         for part in attr.split("."):
+            if not hasattr(target, part):  # a misspelt name: the close ones
+                names = [n for n in dir(target) if not n.startswith("_")]
+                hint = did_you_mean(part, names)
+                raise SpecError(
+                    field, f"cannot import {path!r} (no {part!r} in {_name_of(target)}){hint}"
+                )
             target = getattr(target, part)
+    except SpecError:
+        raise
     except (ImportError, AttributeError) as exc:
         raise SpecError(field, f"cannot import {path!r} ({describe_exception(exc)})") from None
     except SystemExit as exc:
@@ -138,6 +147,14 @@ def _import(path: str, field: str) -> Any:
             "".join(traceback.format_exception(exc)),
         ) from None
     return target
+
+
+def _name_of(obj: Any) -> str:
+    """``module mypkg.policies``, ``class MyPolicy`` …: where an attribute was looked for."""
+    if inspect.ismodule(obj):
+        return f"module {obj.__name__}"
+    kind = "class" if isinstance(obj, type) else type(obj).__name__
+    return f"{kind} {getattr(obj, '__name__', '')}".strip()
 
 
 def check_path(path: Any, field: str) -> str:
@@ -183,10 +200,21 @@ def load_kind(
 ) -> Any:
     """What ``name`` names for ``role``: a built-in name of ``table``, or an import path loaded
     through :func:`load` (checked to be ``expected`` before anything calls it); anything else is
-    a :class:`SpecError` naming ``field`` and listing the built-in names."""
+    a :class:`SpecError` naming ``field`` with the close built-in names (or all of them)."""
     if name in table:
         return load_builtin(table[name])
     if not isinstance(name, str) or ":" not in name:
-        allowed = ", ".join(sorted(table))
-        raise SpecError(field, f"unknown {role} {name!r}; allowed: {allowed} or 'module:Class'")
+        raise SpecError(
+            field,
+            unknown_name(
+                role,
+                name,
+                table,
+                extra=" or 'module:Class'",
+                where=f"`impactbandits list {_PLURAL.get(role, role)}` shows them all",
+            ),
+        )
     return load(name, field, expected)
+
+
+_PLURAL = {"environment": "environments", "policy": "policies", "oracle": "oracles"}

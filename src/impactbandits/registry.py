@@ -24,8 +24,10 @@ from impactbandits.construct import (
     import_path,
     params_model,
     validate_params,
+    validation_errors,
 )
 from impactbandits.core.environment import BatchedSimpleEnvironment, Environment, SimpleEnvironment
+from impactbandits.errors import SpecError
 from impactbandits.loader import Expected, function, load_builtin, load_kind, subclass_of
 from impactbandits.policies.names import EXPECTED as _POLICY
 from impactbandits.policies.names import POLICIES, build_policy
@@ -33,10 +35,13 @@ from impactbandits.policies.names import POLICIES, build_policy
 __all__ = [
     "ENVIRONMENTS",
     "EXPECTED",
+    "GENERIC_ORACLES",
     "ORACLES",
+    "ORACLE_ENVIRONMENTS",
     "POLICIES",
     "build_environment",
     "build_policy",
+    "check_oracle",
     "describe",
     "format_validation_error",
     "import_path",
@@ -44,19 +49,20 @@ __all__ = [
     "resolve",
     "resolve_oracle",
     "validate_params",
+    "validation_errors",
 ]
 
 ENVIRONMENTS: Mapping[str, str] = {
     "bernoulli": "impactbandits.envs.stationary:BernoulliBandit",
     "gaussian": "impactbandits.envs.stationary:GaussianBandit",
     "rested": "impactbandits.envs.rested:RestedBandit",
-    "single-peaked": "impactbandits.envs.rested:SinglePeakedBandit",
-    "increasing": "impactbandits.envs.rested:IncreasingBandit",
-    "constant": "impactbandits.envs.rested:ConstantBandit",
-    "decreasing": "impactbandits.envs.rested:DecreasingBandit",
-    "fico": "impactbandits.envs.rested:FicoBandit",
-    "recommender": "impactbandits.envs.rested:RecommenderBandit",
-    "imab": "impactbandits.envs.rested:ImprovingBandit",
+    "single-peaked": "impactbandits.envs.rested_families:SinglePeakedBandit",
+    "increasing": "impactbandits.envs.rested_families:IncreasingBandit",
+    "constant": "impactbandits.envs.rested_families:ConstantBandit",
+    "decreasing": "impactbandits.envs.rested_families:DecreasingBandit",
+    "fico": "impactbandits.envs.rested_families:FicoBandit",
+    "recommender": "impactbandits.envs.rested_families:RecommenderBandit",
+    "imab": "impactbandits.envs.rested_families:ImprovingBandit",
     "opportunity": "impactbandits.envs.opportunity:OpportunityBandit",
     "delayed": "impactbandits.envs.delay:DelayedPayoffBandit",
     "impact": "impactbandits.envs.impact:ImpactBandit",
@@ -84,6 +90,40 @@ ORACLES: Mapping[str, str] = {
     "recovering_lookahead": "impactbandits.oracles.recovering:recovering_lookahead",
     "recovering_optimum": "impactbandits.oracles.recovering:recovering_optimum",
 }
+
+#: The environments each built-in oracle applies to: the registered names whose classes it
+#: reads (``env.delays``, ``env.curves`` …) and whose benchmark it computes. A class derived
+#: from one of them counts as that environment (its nearest registered ancestor decides);
+#: :func:`check_oracle` refuses every other pairing when the spec is read.
+ORACLE_ENVIRONMENTS: Mapping[str, tuple[str, ...]] = {
+    "best_fixed_arm": ("bernoulli", "gaussian"),
+    "optimal_allocation": (
+        "rested",
+        "single-peaked",
+        "increasing",
+        "constant",
+        "decreasing",
+        "fico",
+        "recommender",
+        "imab",
+        "rising",
+        "rotting",
+    ),
+    "opportunity_optimum": ("opportunity",),
+    "ghost": ("delayed",),
+    "best_fixed_policy": ("impact",),
+    "best_arm_per_round": ("restless", "rising-restless", "piecewise"),
+    "oracle_greedy": ("blocking",),
+    "blocking_optimum": ("blocking",),
+    "rebounding_lookahead": ("rebounding",),
+    "rebounding_optimum": ("rebounding",),
+    "recovering_lookahead": ("recovering",),
+    "recovering_optimum": ("recovering",),
+}
+#: Oracles that need only the :class:`~impactbandits.core.environment.Environment` interface
+#: (``expected_rewards()`` at reset): also allowed on an environment class derived from no
+#: registered one (a user's own), which then states that its rewards do not change.
+GENERIC_ORACLES: frozenset[str] = frozenset({"best_fixed_arm"})
 
 _TABLES = {"environment": ENVIRONMENTS, "policy": POLICIES, "oracle": ORACLES}
 
@@ -116,6 +156,34 @@ def build_environment(kind: str, params: Mapping[str, Any]) -> Environment:
     return typing.cast(
         Environment,
         construct(cls, kind, params, Environment, SimpleEnvironment, BatchedSimpleEnvironment),
+    )
+
+
+def _registered_kind(cls: type) -> str | None:
+    """The registered environment name of ``cls`` or of its nearest registered ancestor."""
+    names = {load_builtin(path): name for name, path in ENVIRONMENTS.items()}
+    return next((names[base] for base in cls.__mro__ if base in names), None)
+
+
+def check_oracle(oracle: str, environment: type, kind: str, field: str) -> None:
+    """Refuse a built-in ``oracle`` for an ``environment`` class (``kind`` as the spec names
+    it) it does not apply to (:data:`ORACLE_ENVIRONMENTS`), naming ``field`` and the
+    environments it supports; an oracle named by import path is the user's to pair."""
+    supported = ORACLE_ENVIRONMENTS.get(oracle)
+    if supported is None:
+        return
+    registered = _registered_kind(environment)
+    if registered in supported or (registered is None and oracle in GENERIC_ORACLES):
+        return
+    fitting = sorted(o for o, envs in ORACLE_ENVIRONMENTS.items() if registered in envs)
+    if registered is None:
+        fitting = sorted(GENERIC_ORACLES)
+    about = kind if registered in (None, kind) else f"{kind} (a {registered} environment)"
+    instead = ", ".join([*fitting, "'none'"]) if fitting else "'none' or your own oracle"
+    raise SpecError(
+        field,
+        f"{oracle!r} applies to {' and '.join(supported)} environments only, not to {about}; "
+        f"give one for it: {instead}",
     )
 
 

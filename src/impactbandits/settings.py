@@ -59,6 +59,11 @@ _FLAGS: Mapping[str, bool] = {
 }
 
 
+#: The most processes :data:`REPORT_WORKERS` may ask for: each one imports Matplotlib and holds
+#: a figure (~100 MB), so more than this many are a typo, not a machine.
+MAX_WORKERS = 1024
+
+
 def _raw(name: str) -> str | None:
     value = os.environ.get(name)
     if value is None or not value.strip():
@@ -81,13 +86,16 @@ def flag(name: str, default: bool) -> bool:
     return choice(name, _FLAGS, default)
 
 
-def positive_int(name: str, default: int) -> int:
-    """An integer ≥ 1."""
+def positive_int(name: str, default: int, limit: int = MAX_WORKERS) -> int:
+    """An integer in ``1 … limit``, written with the digits 0–9 (``"²"`` or ``"٣"`` pass
+    ``str.isdigit`` but are no such integer)."""
     value = _raw(name)
     if value is None:
         return default
-    if not value.isdigit() or int(value) < 1:
-        raise SpecError(name, f"{os.environ[name]!r} is not a positive integer")
+    if not (value.isascii() and value.isdecimal()) or not 1 <= int(value) <= limit:
+        raise SpecError(
+            name, f"{os.environ[name]!r} is not a whole number from 1 to {limit} (digits 0-9)"
+        )
     return int(value)
 
 

@@ -7,10 +7,17 @@ a run in a worker process — the library reports a :class:`UserCodeError`:
     policies[2].kind: mypkg.policies:MyPolicy raised ZeroDivisionError: division by zero
     (in MyPolicy.select, mypkg/policies.py:41)
 
-The spec field is found by walking the exception's traceback for the deepest frame that
-belongs to a module the component names (its ``kind`` or any ``"module:attr"`` string among its
-parameters). The full traceback travels with the error (:attr:`UserCodeError.details`, also
-across process boundaries) for ``--traceback``.
+The spec field is found by walking the exception's traceback for the deepest frame of user
+code: a frame in a module the component names (its ``kind`` or any ``"module:attr"`` string
+among its parameters), or in any other module that is not part of the library, of Python's
+standard library or of an installed package — a base class in another of the user's modules,
+whose method the named class inherits, is user code too (its frame's ``self`` tells which
+component it belongs to). The full traceback travels with the error
+(:attr:`UserCodeError.details`, also across process boundaries) for ``--traceback``.
+
+A built-in component that runs out of memory (sizes that multiply: a window per replication
+times the replications simulated together, a window derived from the horizon) is reported as a
+:class:`SpecError` naming the component, not as a bug of the library (:func:`too_large`).
 
 Specs that name code are trusted input: naming ``"module:attr"`` imports that module, which runs
 its top-level code, exactly as ``import`` would.
@@ -19,11 +26,14 @@ its top-level code, exactly as ``import`` would.
 from __future__ import annotations
 
 import re
+import sys
+import sysconfig
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any
 
 from impactbandits.errors import ImpactBanditsError, SpecError
@@ -36,6 +46,7 @@ __all__ = [
     "import_paths",
     "internal",
     "reporting",
+    "too_large",
 ]
 
 #: ``package.module:Attr.attr`` as specs write it.
@@ -87,14 +98,52 @@ def import_paths(value: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
             yield from import_paths(item, f"{prefix}[{i}]")
 
 
-def _frames(tb: TracebackType | None) -> Iterator[tuple[str, str, str, int]]:
-    """``(module, function, file, line)`` from outermost to innermost."""
+def _frames(tb: TracebackType | None) -> Iterator[tuple[str, str, str, int, FrameType]]:
+    """``(module, function, file, line, frame)`` from outermost to innermost."""
     while tb is not None:
         frame = tb.tb_frame
         code = frame.f_code
         name = getattr(code, "co_qualname", code.co_name)
-        yield str(frame.f_globals.get("__name__", "?")), name, code.co_filename, tb.tb_lineno
+        module = str(frame.f_globals.get("__name__", "?"))
+        yield module, name, code.co_filename, tb.tb_lineno, frame
         tb = tb.tb_next
+
+
+@cache
+def _installed_roots() -> tuple[str, ...]:
+    """Where Python's standard library and installed packages live (their code is not the
+    user's, unless a spec names it)."""
+    paths = sysconfig.get_paths()
+    roots = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    roots |= {str(Path(p)) for p in sys.path if Path(p).name in ("site-packages", "dist-packages")}
+    return tuple(sorted(str(Path(root).resolve()) for root in roots))
+
+
+def _user_module(module: str, filename: str) -> bool:
+    """Whether a frame's code (``module``, ``filename``) is the user's: not the library's, not
+    Python's standard library, not an installed package (NumPy's, …), not generated code."""
+    top = module.partition(".")[0]
+    if top == "impactbandits" or top in sys.stdlib_module_names or filename.startswith("<"):
+        return False
+    try:
+        where = str(Path(filename).resolve())
+    except (OSError, ValueError):
+        return False
+    return not any(where == root or where.startswith(root + "/") for root in _installed_roots())
+
+
+def _owner(frame: FrameType, candidates: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The candidate whose class the frame's ``self`` is an instance of (a method the named
+    class inherits from a base class elsewhere), if any."""
+    owner = frame.f_locals.get("self")
+    if owner is None:
+        return None
+    for cls in type(owner).__mro__:
+        name = f"{cls.__module__}:{cls.__qualname__}"
+        for field, path in candidates:
+            if path == name:
+                return field, path
+    return None
 
 
 def _module_of(path: str) -> str:
@@ -131,7 +180,7 @@ def blame(exc: BaseException, components: Components) -> UserCodeError | None:
     if not candidates:
         return None
     found: tuple[str, str, str, str, int] | None = None
-    for module, function, filename, line in _frames(exc.__traceback__):
+    for module, function, filename, line, frame in _frames(exc.__traceback__):
         owners = [(f, p) for f, p in candidates if _owns(_module_of(p), module)]
         if owners:
             # several fields may name one module (two curves of one file): the field naming
@@ -139,12 +188,94 @@ def blame(exc: BaseException, components: Components) -> UserCodeError | None:
             named = [(f, p) for f, p in owners if _names_function(p, function)]
             field, path = (named or owners)[0]
             found = (field, path, function, filename, line)
+        elif _user_module(module, filename):
+            # code of a module the spec does not name (a base class in another of the user's
+            # modules): the component whose object it runs for, else the only candidate
+            owner = _owner(frame, candidates)
+            if owner is None and len({p for _, p in candidates}) == 1:
+                owner = candidates[0]
+            if owner is not None:
+                found = (owner[0], owner[1], function, filename, line)
     if found is None:
         return None
     field, path, function, filename, line = found
     where = f"in {function}, {Path(filename).name}:{line}"
     details = "".join(traceback.format_exception(exc))
     return UserCodeError(field, f"{path} raised {describe_exception(exc)} ({where})", details)
+
+
+_TOO_BIG = ("array is too big", "maximum allowed dimension exceeded", "maximum allowed size")
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """A request for more memory than there is (NumPy's ``MemoryError``, or its refusal of an
+    array whose size does not fit)."""
+    if isinstance(exc, MemoryError):
+        return True
+    return isinstance(exc, ValueError) and any(t in str(exc).lower() for t in _TOO_BIG)
+
+
+def _oracle_field(field: str) -> bool:
+    return field.endswith(".oracle")
+
+
+def _policy_field(field: str) -> bool:
+    return field.startswith("policies") or field == "policy"
+
+
+def _environment_field(field: str) -> bool:
+    return field.startswith("environments") and ".oracle" not in field
+
+
+#: Which library package's code belongs to which kind of component field.
+_ROLES: tuple[tuple[str, Callable[[str], bool]], ...] = (
+    ("impactbandits.oracles.", _oracle_field),
+    ("impactbandits.policies.", _policy_field),
+    ("impactbandits.envs.", _environment_field),
+)
+
+
+def _owner_of(exc: BaseException, components: Components) -> list[str]:
+    """The fields of ``components`` whose code raised ``exc``: the deepest frame of
+    :mod:`impactbandits.envs`, ``.policies`` or ``.oracles`` decides (every field if none)."""
+    fields = list(components)
+    for module, *_ in _frames(exc.__traceback__):
+        for prefix, fits in _ROLES:
+            if module.startswith(prefix):
+                fields = [f for f in components if fits(f)] or fields
+    return fields
+
+
+def _placed(exc: SpecError, components: Components) -> SpecError:
+    """A :class:`SpecError` a built-in component raised while running (a parameter it found
+    wrong, an exact oracle too large for the run), named after the component's field unless
+    it names one already."""
+    if any(exc.field == f or exc.field.startswith((f"{f}.", f"{f}[")) for f in components):
+        return exc
+    owners = _owner_of(exc, components)
+    if len(owners) != 1:
+        return exc
+    owner = owners[0]
+    kind = components[owner][0]
+    if _oracle_field(owner):
+        return SpecError(owner, f"{kind!r} cannot be computed for this run: {exc}")
+    return exc.within(owner)
+
+
+def too_large(exc: BaseException, components: Components, field: str = "") -> SpecError | None:
+    """A one-line :class:`SpecError` when a built-in component ran out of memory (``exc``),
+    naming the component (``field``, else the one whose code asked for the memory: the deepest
+    frame of :mod:`impactbandits.envs`, ``.policies`` or ``.oracles``), else ``None``."""
+    if not _out_of_memory(exc):
+        return None
+    if not field:
+        field = " × ".join(_owner_of(exc, components))
+    return SpecError(
+        field,
+        f"too large for this machine's memory ({describe_exception(exc)}); give smaller sizes "
+        "(`impactbandits describe KIND` shows each parameter's bound), a shorter horizon or "
+        "fewer replications simulated together (--batch-size)",
+    )
 
 
 def internal(exc: BaseException, context: str) -> InternalError:
@@ -167,10 +298,12 @@ def reporting(components: Components, context: str, field: str = "") -> Iterator
     except UserCodeError:
         raise
     except SpecError as exc:
-        if not field:
-            raise
-        sub = f"{field}.{exc.field}" if exc.field else field
-        raise SpecError(sub, exc.message) from None
+        if field:
+            raise exc.within(field) from None
+        raise _placed(exc, components) from None
     except (Exception, SystemExit) as exc:  # sys.exit() in user code is a failure of it too
         user = blame(exc, components)
-        raise (user if user is not None else internal(exc, context)) from None
+        if user is not None:
+            raise user from None
+        large = too_large(exc, components, field)
+        raise (large if large is not None else internal(exc, context)) from None

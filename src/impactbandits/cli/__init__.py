@@ -28,279 +28,47 @@ registries' tables without importing a figure module.
 
 from __future__ import annotations
 
-import contextlib
 import shlex
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 import click
-from click.shell_completion import CompletionItem
 
 from impactbandits.cli import benchmark as _benchmark
+from impactbandits.cli.drive import _execute, _show_report
 
 # every error as one line and an exit status (moved from this module to .guards)
 from impactbandits.cli.guards import (
-    _POSITIVE,
     Verbosity,
+    _Choice,
     _Group,
     _guard,
+    _nonempty_path,
     _store_messages,
     verbosity,
 )
+from impactbandits.cli.options import (
+    _ALL_SEEDS,
+    _JSON_OPTION,
+    BACKENDS,
+    EXPORT_FORMATS,
+    LIST_WHAT,
+    VARIANTS,
+    _complete_dir,
+    _complete_figure,
+    _complete_file,
+    _complete_kind,
+    _figure_names,
+    _figure_options,
+    _figure_output,
+    _run_options,
+)
+from impactbandits.cli.table_file import _write_atomically, _write_table
 from impactbandits.errors import SpecError
 from impactbandits.links import docs_page
 
-EXPORT_FORMATS = ("csv", "parquet")
-LIST_WHAT = ("environments", "policies", "oracles", "figures")
-#: The runner's backends (:data:`impactbandits.experiments.runner.BACKENDS`, tested equal;
-#: repeated here so that ``--help`` does not import the runner).
-BACKENDS = ("auto", "serial", "process", "dask")
-VARIANTS = ("paper", "authors-code", "authors-ucb1")
-
-
-# -- shell completion ---------------------------------------------------------------------------
-
-
-def _figure_names() -> list[str]:
-    """The registered figures (the figure registry's table: no figure module is imported)."""
-    from impactbandits.experiments.figures import FIGURES
-
-    return sorted(FIGURES)
-
-
-def _component_names() -> list[str]:
-    """The built-in environments, policies and oracles, read from the registry's source files
-    (``registry.py``, ``policies/names.py``) without running them: importing the registry loads
-    NumPy and pydantic, about 0.3 s on every Tab press. Tested equal to the registry's tables;
-    imports them after all if the sources cannot be read."""
-    import ast
-
-    root = Path(__file__).resolve().parents[1]
-    wanted = {"registry.py": {"ENVIRONMENTS", "ORACLES"}, "policies/names.py": {"POLICIES"}}
-    names: set[str] = set()
-    try:
-        for path, tables in wanted.items():
-            found = {
-                node.target.id: ast.literal_eval(node.value)
-                for node in ast.parse((root / path).read_text(encoding="utf-8")).body
-                if isinstance(node, ast.AnnAssign)
-                and isinstance(node.target, ast.Name)
-                and node.target.id in tables
-                and node.value is not None
-            }
-            if set(found) != tables:
-                raise LookupError(path)
-            for table in found.values():
-                names.update(table)
-    except (OSError, SyntaxError, ValueError, LookupError):  # no sources, or a new layout
-        from impactbandits.registry import ENVIRONMENTS, ORACLES, POLICIES
-
-        names = {*ENVIRONMENTS, *POLICIES, *ORACLES}
-    return sorted(names)
-
-
-def _matching(names: list[str], incomplete: str) -> list[CompletionItem]:
-    return [CompletionItem(name) for name in names if name.startswith(incomplete)]
-
-
-def _complete_figure(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
-    return _matching(_figure_names(), incomplete)
-
-
-def _complete_kind(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
-    if ":" in incomplete:  # an import path: the shell cannot know the user's modules
-        return []
-    return _matching(sorted({*_figure_names(), *_component_names()}), incomplete)
-
-
-def _complete_dir(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
-    return [CompletionItem(incomplete, type="dir")]  # the shell lists the directories
-
-
-def _complete_file(ctx: click.Context, param: click.Parameter, incomplete: str) -> Any:
-    return [CompletionItem(incomplete, type="file")]
-
-
-def _decorated(function: Callable[..., Any], options: list[Any]) -> Callable[..., Any]:
-    """``function`` with click ``options`` in the order listed (the first shown first)."""
-    for option in reversed(options):
-        function = option(function)
-    return function
-
-
-def _run_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    options = [
-        click.option(
-            "--out",
-            "out",
-            metavar="DIR",
-            default=None,
-            shell_complete=_complete_dir,
-            help="Run directory (default: runs/<name>-<key>).",
-        ),
-        click.option(
-            "--backend",
-            type=click.Choice(BACKENDS),
-            default="auto",
-            show_default=True,
-            help="Where the simulations run: auto = in this process when the planned work is "
-            "small (at most 5 million pulls), else a process pool over all cores.",
-        ),
-        click.option(
-            "--workers", type=_POSITIVE, default=None, help="Worker processes (default: all cores)."
-        ),
-        click.option("--scheduler", default=None, help="Dask scheduler address (backend dask)."),
-        click.option(
-            "--seeds", type=_POSITIVE, default=None, help="Override the number of replications."
-        ),
-        click.option(
-            "--batch-size",
-            "batch_size",
-            type=_POSITIVE,
-            default=None,
-            help="Replications simulated together per task (default: planned per worker count).",
-        ),
-        click.option(
-            "--progress/--no-progress",
-            default=None,
-            help="Progress bar (default: on when the terminal is interactive, off with -q).",
-        ),
-    ]
-    return _decorated(function, options)
-
-
-def _figure_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``--figure-format`` and ``--figure-style``: how the report's figures are written."""
-    from impactbandits.experiments.figure_output import FIGURE_FORMATS
-
-    options = [
-        click.option(
-            "--figure-format",
-            "figure_format",
-            type=click.Choice(FIGURE_FORMATS),
-            default="png",
-            show_default=True,
-            help="Figures for a paper: pdf or svg are written beside each PNG (the report shows "
-            "the PNG); every figure also gets a CSV of its lines.",
-        ),
-        click.option(
-            "--figure-style",
-            "figure_style",
-            metavar="STYLE",
-            default=None,
-            help="A Matplotlib style name or a .mplstyle file, applied over the library's "
-            "style (font sizes for two panels across a paper's text width).",
-        ),
-    ]
-    return _decorated(function, options)
-
-
-def _figure_output(figure_format: str, figure_style: str | None) -> Any:
-    """The checked :class:`~impactbandits.experiments.figure_output.FigureOutput`: a bad style
-    is refused (one line, status 2) before anything runs."""
-    from impactbandits.experiments.figure_output import FigureOutput
-
-    return FigureOutput(format=figure_format, style=figure_style)
-
-
-def _execute(
-    spec: Any,
-    out: str | None,
-    backend: str,
-    workers: int | None,
-    scheduler: str | None,
-    batch_size: int | None,
-    progress: bool | None,
-) -> Path:
-    from impactbandits.experiments.runner import run_experiment
-
-    talk = verbosity()
-    if progress is None:  # -q: no bar unless --progress asks for one
-        progress = sys.stderr.isatty() and not talk.quiet
-    if talk.verbose:
-        from impactbandits.experiments.backends import default_workers
-
-        count = 1 if backend == "serial" else (workers or default_workers())
-        talk.detail(
-            f"asked for: backend {backend}, {count} worker(s), batch size "
-            f"{batch_size or 'planned per worker count'}"
-        )
-    summary = run_experiment(
-        spec,
-        run_dir=out,
-        backend=backend,
-        workers=workers,
-        scheduler=scheduler,
-        batch_size=batch_size,
-        progress=progress,
-        log=talk.info,
-    )
-    talk.info(f"{summary.computed} results computed, {summary.reused} reused -> {summary.run_dir}")
-    if talk.verbose:
-        _session_detail(summary, talk)
-    return summary.run_dir
-
-
-def _session_detail(summary: Any, talk: Verbosity) -> None:
-    """With ``-v``: where and how long this session ran (the session the runner stored)."""
-    if not summary.computed:
-        talk.detail("session: nothing to compute (every result was stored)")
-        return
-    from impactbandits.experiments.provenance import sessions_from_meta
-    from impactbandits.experiments.store import Store
-
-    with Store.open_existing(summary.run_dir) as store:
-        sessions = sessions_from_meta(store.meta("sessions"))
-    last = sessions[-1] if sessions else None
-    if last is not None and last.computed == summary.computed:  # (this session's record)
-        copied = summary.computed - summary.simulated
-        talk.detail(
-            f"session: backend {last.backend}, {last.workers} worker(s), "
-            f"{last.wall_seconds:.2f} s wall, {last.cpu_seconds:.2f} s CPU; "
-            f"{summary.simulated} replications simulated"
-            + (f", {copied} copied from identical deterministic runs" if copied else "")
-        )
-
-
-def _show_report(run_dir: Path, redraw: str, draw: Callable[[Any], Path], output: Any) -> None:
-    """Draw the report (:func:`_report_phase`) with its progress, figure by figure
-    (:class:`~impactbandits.cli.phases.Phase`), and print its path; with ``-v``, how long it
-    took. ``draw(output)`` draws with ``output`` (a
-    :class:`~impactbandits.experiments.figure_output.FigureOutput`)."""
-    import dataclasses
-    import time
-
-    from impactbandits.cli.phases import Phase
-
-    talk = verbosity()
-    started = time.perf_counter()
-    live = sys.stderr.isatty() and not talk.quiet
-    with Phase("report", unit="figure", live=live, echo=None if talk.quiet else talk.info) as phase:
-        counted = dataclasses.replace(output, on_saved=phase.advance)
-        path = _report_phase(run_dir, redraw, lambda: draw(counted))
-    talk.detail(f"report drawn in {time.perf_counter() - started:.2f} s")
-    click.echo(path)
-
-
-def _report_phase(run_dir: Path, redraw: str, draw: Callable[[], Path]) -> Path:
-    """``draw()`` (the report after a finished run), with Ctrl-C and SIGTERM answered by one
-    line that says every result is stored and how to draw the report again (exit status 130 /
-    143) instead of a silent exit."""
-    from impactbandits.experiments.processes import TerminateRequest, sigterm_stops
-    from impactbandits.experiments.runner import Interrupted, Terminated
-
-    try:
-        with sigterm_stops():
-            return draw()
-    except (KeyboardInterrupt, TerminateRequest) as stop:
-        error = Terminated if isinstance(stop, TerminateRequest) else Interrupted
-        word = "terminated" if error is Terminated else "interrupted"
-        raise error(
-            f"{word} while drawing the report: every result is stored in {run_dir}; draw it "
-            f"again with `{redraw}` (nothing is recomputed)"
-        ) from None
+__all__ = ["BACKENDS", "BLAS_THREADS", "EXPORT_FORMATS", "LIST_WHAT", "VARIANTS", "cli", "main"]
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -404,7 +172,11 @@ def run(
 
 @cli.command(cls=_FigureCommand)
 @click.argument("name", shell_complete=_complete_figure)
-@click.option("--quick", is_flag=True, help="Reduced grid: seconds instead of minutes.")
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="Reduced grid: fewer horizons and seeds (`impactbandits describe NAME` shows both).",
+)
 @click.option(
     "--variant",
     type=click.Choice(VARIANTS),
@@ -443,9 +215,10 @@ def reproduce(
     """Reproduce a registered paper figure (NAME from `impactbandits list figures`) and write
     its report.
 
-    With the compiled loops the figures take 1,937 CPU s for all 26 registered figures at full
-    paper scale (1.4 to 886 CPU s each), and a few seconds with --quick; `impactbandits describe
-    NAME` shows a figure's size. Interrupted runs resume where they stopped."""
+    With the compiled loops the figures take 3,823 CPU s for all 26 registered figures at full
+    paper scale (3.5 to 1,839 CPU s each); `--quick` runs take 1.7 to 145 CPU s each.
+    `impactbandits describe NAME` shows a figure's size. Interrupted runs resume where they
+    stopped."""
     from impactbandits.experiments.figures import get_figure
     from impactbandits.experiments.report import write_report
 
@@ -476,14 +249,6 @@ def reproduce(
         )
         return
     _show_report(run_dir, redraw, draw, output)
-
-
-_ALL_SEEDS = click.option(
-    "--all-seeds",
-    "all_seeds",
-    is_flag=True,
-    help="Show every stored seed (default: the seeds of the latest run's spec).",
-)
 
 
 @cli.command()
@@ -517,6 +282,7 @@ def report(run_dir: str, all_seeds: bool, figure_format: str, figure_style: str 
     "output",
     metavar="FILE",
     default=None,
+    callback=_nonempty_path,
     shell_complete=_complete_file,
     help="File to write (default: RUN_DIR/results.FORMAT).",
 )
@@ -536,52 +302,13 @@ def export(run_dir: str, fmt: str, output: str | None, trajectories: bool, all_s
     live = sys.stderr.isatty() and not talk.quiet
     with Phase("export", live=live, echo=None if talk.quiet else talk.info):
         table = tidy_table(run_dir, trajectories=trajectories, seeds="all" if all_seeds else None)
-        _write_atomically(path, lambda target: _write_table(table, target, fmt))
+        root = None if output else Path(run_dir)  # the default file: inside the run directory
+        _write_atomically(path, lambda target: _write_table(table, target, fmt), root)
     click.echo(path)
 
 
-def _write_table(table: Any, target: Path, fmt: str) -> None:
-    if fmt == "csv":
-        table.to_csv(target, index=False)
-    else:
-        table.to_parquet(target, index=False)
-
-
-def _write_atomically(path: Path, write: Callable[[Path], None]) -> None:
-    """``write`` a temporary file beside ``path``, then rename it: a failure (a full disk)
-    leaves no half-written ``path`` (an earlier one stays), and the error names ``path``
-    (a full disk: :func:`_store_messages`' line)."""
-    from impactbandits.experiments.store_files import is_disk_full
-
-    special = path.exists() and not path.is_file()  # a device or a pipe: written as it is
-    partial = path if special else path.with_name(f".{path.name}.partial")
-
-    def discard() -> None:
-        if not special:
-            with contextlib.suppress(OSError):
-                partial.unlink(missing_ok=True)
-
-    try:
-        write(partial)
-        if not special:
-            partial.replace(path)
-    except OSError as exc:
-        discard()
-        if is_disk_full(exc):  # pandas' error names no file
-            raise OSError(exc.errno, exc.strerror, str(path)) from None
-        raise SpecError("output", f"cannot write {str(path)!r} ({exc.strerror or exc})") from None
-    except BaseException:
-        discard()
-        raise
-
-
-_JSON_OPTION = click.option(
-    "--json", "as_json", is_flag=True, help="Print one JSON document (its shape: see above)."
-)
-
-
 @cli.command(name="list")
-@click.argument("what", required=False, default=None, type=click.Choice(LIST_WHAT))
+@click.argument("what", required=False, default=None, type=_Choice(LIST_WHAT))
 @_JSON_OPTION
 @_guard
 def list_(what: str | None, as_json: bool) -> None:

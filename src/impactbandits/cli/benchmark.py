@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from impactbandits.errors import SpecError
+from impactbandits.errors import SpecError, combined, unknown_name
 
 _PARAM = re.compile(r"^([A-Za-z_]\w*)=(.*)$", re.DOTALL)
 
@@ -31,6 +31,26 @@ def _params(pairs: tuple[str, ...]) -> dict[str, Any]:
         except json.JSONDecodeError:
             out[name] = text
     return out
+
+
+def _checked_params(policy: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``--param`` values validated against ``--policy``'s signature before anything runs:
+    every problem, one line each naming ``--param NAME`` (an unknown name gets the close
+    ones)."""
+    from impactbandits.registry import resolve, validate_params
+
+    cls = resolve("policy", policy, "--policy")
+    try:
+        validate_params(cls, params, "--param")
+    except SpecError as exc:
+        problems = [
+            type(e)(e.field.replace("--param.", "--param ", 1), e.message)
+            if type(e) is SpecError
+            else e
+            for e in exc.errors
+        ]
+        raise (combined(problems) or exc) from None
+    return params
 
 
 def _number(value: float) -> str:
@@ -171,15 +191,17 @@ def register(
 
         Writes leaderboard.csv, pairs.csv, ranks.csv, leaderboard.md and a report into the run
         directory. With --policy, runs only your policy and prints where it ranks."""
-        from impactbandits.cli import _execute, _show_report
+        from impactbandits.cli.drive import _execute, _show_report
         from impactbandits.experiments.papers import benchmark as definition
 
         known = _settings()
-        for name in settings:
-            if name not in known:
-                raise SpecError(
-                    "--setting", f"unknown setting {name!r}; allowed: {', '.join(sorted(known))}"
-                )
+        unknown = [
+            SpecError("--setting", unknown_name("setting", name, known))
+            for name in settings
+            if name not in known
+        ]
+        if unknown:
+            raise combined(unknown) or unknown[0]
         bench = definition.spec(quick, settings or None)
         if seeds is not None:
             bench = bench.replace(seeds=seeds)
@@ -224,11 +246,19 @@ def _enter(
         raise SpecError(
             "--policy", f"{policy!r} is not MODULE:CLASS (e.g. mypkg.policies:MyPolicy)"
         )
+    params = _checked_params(policy, _params(param))
     stored = run_scores(results) if results else packaged_scores(quick)
     name = label or policy.rsplit(":", 1)[1].rsplit(".", 1)[-1]
-    entry = enter(policy, _params(param), name, stored, bench, run)
-    entry.board.to_csv(entry.run_dir / "leaderboard.csv", index=False)
-    entry.comparisons.to_csv(entry.run_dir / "entry.csv", index=False)
-    (entry.run_dir / "entry.md").write_text(_entry_markdown(entry, stored.source), encoding="utf-8")
+    entry = enter(policy, params, name, stored, bench, run)
+    from impactbandits.experiments.run_files import write_file, write_text
+
+    run_dir = entry.run_dir  # each file replaces a link at its name, never writes through it
+    write_file(
+        run_dir / "leaderboard.csv", lambda t: entry.board.to_csv(t, index=False), root=run_dir
+    )
+    write_file(
+        run_dir / "entry.csv", lambda t: entry.comparisons.to_csv(t, index=False), root=run_dir
+    )
+    write_text(run_dir / "entry.md", _entry_markdown(entry, stored.source), root=run_dir)
     _print_entry(entry)
     click.echo(entry.run_dir / "entry.md")

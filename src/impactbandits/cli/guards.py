@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
-from impactbandits.errors import ImpactBanditsError, SpecWarning
+from impactbandits.errors import ImpactBanditsError, SpecWarning, did_you_mean
 
 if TYPE_CHECKING:
     from impactbandits.experiments.runner import Interrupted
@@ -58,6 +58,34 @@ class _PositiveInt(_IntParamType):
 
 
 _POSITIVE = _PositiveInt()
+
+
+class _Choice(click.Choice):  # type: ignore[type-arg]
+    """``click.Choice`` whose refusal names the close choices: ``what: 'figure' is not one of
+    'environments', … (did you mean 'figures'?)``."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            hint = did_you_mean(value, [str(c) for c in self.choices])
+            if not hint:
+                raise
+            allowed = ", ".join(repr(str(c)) for c in self.choices)
+            self.fail(f"{value!r} is not one of {allowed}{hint}", param, ctx)
+
+
+def _nonempty_path(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Option callback: refuse an empty path (``--out ""``), which would silently mean the
+    current directory."""
+    if value is not None and not str(value).strip():
+        wanted = {"DIR": "directory", "FILE": "file name"}.get(param.metavar or "", "path")
+        raise click.BadParameter(
+            f"must not be empty (an empty path means the current directory); give a {wanted}",
+            ctx=ctx,
+            param=param,
+        )
+    return value
 
 
 @dataclass(frozen=True)
@@ -101,7 +129,10 @@ def verbosity() -> Verbosity:
 
 
 def _fail(message: str, code: int = 2) -> None:
-    click.echo(f"error: {message}", err=True)
+    """``error: <line>`` for each line of ``message`` (a spec with several problems has one
+    line per problem, :class:`~impactbandits.errors.SpecErrors`), then exit with ``code``."""
+    for line in message.splitlines() or [""]:
+        click.echo(f"error: {line}", err=True)
     sys.exit(code)
 
 

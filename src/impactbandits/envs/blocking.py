@@ -51,12 +51,12 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
 from impactbandits.errors import SpecError
 from impactbandits.oracles.blocking import BlockingClock
-from impactbandits.params import NonNegativeFloat, PositiveInt, Probability, RequiredWhen
+from impactbandits.params import ARMS, Delay, NoiseScale, OnlyWhen, Probability, RequiredWhen
 
 __all__ = ["BlockingBandit", "replication_means"]
 
 _Pair = Annotated[list[float], Field(min_length=2, max_length=2)]
-_DelayPair = Annotated[list[PositiveInt], Field(min_length=2, max_length=2)]
+_DelayPair = Annotated[list[Delay], Field(min_length=2, max_length=2)]
 
 
 def replication_means(n_arms: int, gaps: np.ndarray) -> np.ndarray:
@@ -83,15 +83,15 @@ class BlockingBandit(Environment):
             RequiredWhen("n_arms", None),
         ] = None,
         delays: Annotated[
-            Annotated[list[PositiveInt], Field(min_length=1)] | None,
+            Annotated[list[Delay], Field(min_length=1)] | None,
             RequiredWhen("delay_range", None),
         ] = None,
-        n_arms: Annotated[PositiveInt | None, RequiredWhen("means", None)] = None,
+        n_arms: Annotated[int | None, Field(gt=0), ARMS, RequiredWhen("means", None)] = None,
         gap_range: _Pair = [0.01, 0.05],  # noqa: B006
         delay_range: Annotated[_DelayPair | None, RequiredWhen("delays", None)] = None,
         instance_seed: Annotated[int, Field(ge=0)] = 0,
         distribution: Literal["bernoulli", "gaussian"] = "bernoulli",
-        sigma: NonNegativeFloat = 1.0,
+        sigma: Annotated[NoiseScale, OnlyWhen("distribution", "gaussian")] = 1.0,
     ) -> None:
         if (means is None) == (n_arms is None):
             raise SpecError("means", "give either 'means' or 'n_arms' (random instance)")

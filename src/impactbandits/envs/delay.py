@@ -44,7 +44,7 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
 from impactbandits.core.streams import stream_uniform
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat, Probability
+from impactbandits.params import RECOVERY, NonNegativeFloat, Probability
 
 if TYPE_CHECKING:
     from impactbandits.core.simulate import Trajectory
@@ -71,9 +71,9 @@ class DelayedPayoffBandit(Environment):
     def __init__(
         self,
         means: Annotated[list[Probability], Field(min_length=1)],
-        delays: list[Annotated[int, Field(ge=0)]] | None = None,
+        delays: list[Annotated[int, Field(ge=0), RECOVERY]] | None = None,
         delay_range: Annotated[
-            list[Annotated[int, Field(ge=0)]], Field(min_length=2, max_length=2)
+            list[Annotated[int, Field(ge=0), RECOVERY]], Field(min_length=2, max_length=2)
         ] = [1, 6],  # noqa: B006
         decay: Probability = DEFAULT_DECAY,
         f: list[Probability] | None = None,

@@ -70,7 +70,7 @@ from impactbandits.envs.impact_functions import (
 from impactbandits.errors import SpecError
 from impactbandits.loader import class_with_methods, load
 from impactbandits.oracles.simplex import numpy_sum
-from impactbandits.params import Probability, RequiredWhen
+from impactbandits.params import RESOLUTION, OnlyWhen, Probability, RequiredWhen
 
 __all__ = ["CompiledImpact", "ImpactBandit"]
 
@@ -88,22 +88,31 @@ class ImpactBandit(Environment):
         high: Annotated[
             Annotated[list[Probability], Field(min_length=1)] | None,
             RequiredWhen("family", "police"),
+            OnlyWhen("family", "police"),
         ] = None,
-        low: Annotated[list[Probability] | None, RequiredWhen("family", "police")] = None,
+        low: Annotated[
+            list[Probability] | None,
+            RequiredWhen("family", "police"),
+            OnlyWhen("family", "police"),
+        ] = None,
         family: Literal["police", "linear", "concave", "fico"] = "police",
         intercept: Annotated[
-            list[Probability] | None, RequiredWhen("family", "linear", "concave")
+            list[Probability] | None,
+            RequiredWhen("family", "linear", "concave"),
+            OnlyWhen("family", "linear", "concave"),
         ] = None,
         slope: Annotated[
             list[Annotated[float, Field(ge=-1.0, le=1.0)]] | None,
             RequiredWhen("family", "linear", "concave"),
+            OnlyWhen("family", "linear", "concave"),
         ] = None,
         gamma: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0,
-        resolution: Annotated[int | None, Field(gt=0)] = None,
+        resolution: Annotated[int | None, Field(gt=0), RESOLUTION] = None,
         feedback: Literal["independent", "single", "allocation"] = "independent",
-        groups: Annotated[int | None, Field(gt=0, le=4)] = None,  # the FICO tables' 4 groups
-        start: list[Probability] | None = None,
-        stop: list[Probability] | None = None,
+        # the FICO tables' 4 groups
+        groups: Annotated[int | None, Field(gt=0, le=4), OnlyWhen("family", "fico")] = None,
+        start: Annotated[list[Probability] | None, OnlyWhen("family", "police")] = None,
+        stop: Annotated[list[Probability] | None, OnlyWhen("family", "police")] = None,
         impact: str = "discounted",
         impact_params: dict[str, Any] | None = None,
     ) -> None:

@@ -231,7 +231,7 @@ def saturating_curves(
 
 def imab_potentials(family: str, curves: np.ndarray, **params: Any) -> np.ndarray:
     """The true potentials a_i = lim_{n→∞} f_i(n) (Patil et al. §2, Theorem 5) of an
-    :class:`~impactbandits.envs.rested.ImprovingBandit` instance, in closed form:
+    :class:`~impactbandits.envs.rested_families.ImprovingBandit` instance, in closed form:
 
     * ``"random"``: a_i of :func:`random_imab_parameters` (``k``, ``seed``, ``random_family``);
     * ``"lower-bound"``: 1 for arm ``m`` (it reaches 1 at kN pulls), 1/k for the others;
@@ -262,9 +262,9 @@ def imab_potentials(family: str, curves: np.ndarray, **params: Any) -> np.ndarra
 
 def true_potentials(env: Any) -> np.ndarray:
     """a_i of a rested environment: its ``asymptotes`` attribute when it knows them in closed
-    form (:class:`~impactbandits.envs.rested.ImprovingBandit`,
-    :class:`~impactbandits.envs.rested.IncreasingBandit`), else the last value of each curve
-    (data or user curves: see :func:`imab_potentials`, family ``"curves"``)."""
+    form (:class:`~impactbandits.envs.rested_families.ImprovingBandit`,
+    :class:`~impactbandits.envs.rested_families.IncreasingBandit`), else the last value of each
+    curve (data or user curves: see :func:`imab_potentials`, family ``"curves"``)."""
     known = getattr(env, "asymptotes", None)
     if known is not None:
         return np.asarray(known, dtype=float)

@@ -30,7 +30,7 @@ from impactbandits.envs.stationary import _StationaryArms
 from impactbandits.errors import SpecError
 from impactbandits.oracles.opportunity import penalty, requirements
 from impactbandits.oracles.opportunity_fairness import make_fairness
-from impactbandits.params import NonNegativeFloat, PositiveFloat, Probability
+from impactbandits.params import NonNegativeFloat, OnlyWhen, PositiveFloat, Probability
 
 if TYPE_CHECKING:
     from impactbandits.core.simulate import Trajectory
@@ -59,9 +59,11 @@ class OpportunityBandit(_StationaryArms):
         means: Annotated[list[Probability], Field(min_length=1)],
         fairness: str = "uniform",
         transfer_cost: NonNegativeFloat | list[NonNegativeFloat] = 0.0,
-        softmax_c: float = 1.0,
+        softmax_c: Annotated[float, OnlyWhen("fairness", "softmax")] = 1.0,
         distribution: Literal["bernoulli", "beta"] = "bernoulli",
-        concentration: PositiveFloat = BETA_CONCENTRATION,
+        concentration: Annotated[
+            PositiveFloat, OnlyWhen("distribution", "beta")
+        ] = BETA_CONCENTRATION,
         penalty: Literal["true", "estimated"] = "true",
         variant: Literal["paper", "authors-code"] = "paper",
     ) -> None:

@@ -24,8 +24,9 @@ from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.pull_model import PullModel
 from impactbandits.core.spaces import Discrete
+from impactbandits.envs.validation import check_table
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat
+from impactbandits.params import ROUNDS, Length, NoiseScale
 
 #: A finite real number.
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
@@ -45,14 +46,15 @@ class PiecewiseStationaryBandit(Environment):
         means: Annotated[
             list[Annotated[list[FiniteFloat], Field(min_length=1)]], Field(min_length=1)
         ],
-        change_points: Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=1)],
-        length: Annotated[int, Field(gt=0)],
+        change_points: Annotated[list[Annotated[int, Field(ge=0), ROUNDS]], Field(min_length=1)],
+        length: Length,
         noise: Literal["bernoulli", "gaussian"] = "bernoulli",
-        sigma: NonNegativeFloat = 1.0,
+        sigma: NoiseScale = 1.0,
     ) -> None:
         table = np.asarray(means, dtype=float)
         if table.ndim != 2 or table.shape[1] == 0:
             raise SpecError("means", "one list of arm means per segment, all of the same length")
+        check_table(table.shape[1], length, "means")
         if not np.all(np.isfinite(table)):
             raise SpecError("means", "must be finite numbers")
         if noise == "bernoulli" and (table.min() < 0 or table.max() > 1):

@@ -55,7 +55,7 @@ from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat, PositiveInt
+from impactbandits.params import Lookahead, NoiseScale, NonNegativeFloat
 
 __all__ = ["ReboundingBandit"]
 
@@ -80,11 +80,11 @@ class ReboundingBandit(Environment):
         base: Annotated[list[_Base], Field(min_length=1)],
         retention: Annotated[list[_Retention], Field(min_length=1)],
         influence: Annotated[list[NonNegativeFloat], Field(min_length=1)],
-        sigma_z: NonNegativeFloat = 0.0,
-        sigma: NonNegativeFloat = 0.0,
+        sigma_z: NoiseScale = 0.0,
+        sigma: NoiseScale = 0.0,
         count_current: bool = False,
         reveal_parameters: bool = False,
-        lookahead: PositiveInt = 1,
+        lookahead: Lookahead = 1,
     ) -> None:
         k = len(base)
         if len(retention) != k or len(influence) != k:

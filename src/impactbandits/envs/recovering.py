@@ -67,7 +67,14 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
 from impactbandits.errors import SpecError
 from impactbandits.oracles.recovering import RecoveryClock, block_optimum, plan_table, se_kernel
-from impactbandits.params import NonNegativeFloat, PositiveFloat, PositiveInt, RequiredWhen
+from impactbandits.params import (
+    ARMS,
+    LEVELS,
+    Lookahead,
+    NoiseScale,
+    PositiveFloat,
+    RequiredWhen,
+)
 
 if TYPE_CHECKING:
     from impactbandits.core.simulate import Trajectory
@@ -113,15 +120,15 @@ class RecoveringBandit(Environment):
             | None,
             RequiredWhen("n_arms", None),
         ] = None,
-        n_arms: Annotated[PositiveInt | None, RequiredWhen("values", None)] = None,
-        z_max: PositiveInt | None = None,
-        sigma: NonNegativeFloat = 0.1,
+        n_arms: Annotated[int | None, Field(gt=0), ARMS, RequiredWhen("values", None)] = None,
+        z_max: Annotated[int | None, Field(gt=0), LEVELS] = None,
+        sigma: NoiseScale = 0.1,
         initial_z: Annotated[int, Field(ge=0)] = 0,
         lengthscale: PositiveFloat = 5.0,
         kernel_variance: PositiveFloat = 1.0,
         instance_seed: Annotated[int, Field(ge=0, lt=2**32)] = AUTHORS_SEED,
         sampler: Sampler = "authors",
-        lookahead: PositiveInt = 1,
+        lookahead: Lookahead = 1,
     ) -> None:
         if (values is None) == (n_arms is None):
             raise SpecError("values", "give either 'values' (f_i on 0..z_max) or 'n_arms'")

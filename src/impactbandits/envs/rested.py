@@ -24,6 +24,10 @@ themselves are unchanged. Default ``"per-pull"``: each pull's observation is dra
 Curves are validated when the environment is built: finite, within [0, 1]; the horizon check
 (:meth:`RestedBandit.check_horizon`) requires at least as many values as the largest horizon.
 Errors name the arm (numbered from 0) and the first bad pull.
+
+The named families of curves (single-peaked, increasing, FICO, recommender, IMAB, …) are in
+:mod:`impactbandits.envs.rested_families`; each only builds its curves and hands them to
+:class:`RestedBandit`.
 """
 
 from __future__ import annotations
@@ -40,37 +44,11 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.pull_model import PullModel
 from impactbandits.core.random import CommonNoise
 from impactbandits.core.spaces import Discrete
-from impactbandits.envs import improving
-from impactbandits.envs.curves import (
-    constant_curves,
-    decreasing_curves,
-    increasing_curves,
-    increasing_limits,
-    single_peaked_curves,
-)
-from impactbandits.envs.validation import validate_curves
+from impactbandits.envs.validation import check_table, validate_curves
 from impactbandits.errors import SpecError
-from impactbandits.params import (
-    NonNegativeFloat,
-    PositiveFloat,
-    PositiveInt,
-    Probability,
-    RequiredWhen,
-)
+from impactbandits.params import LENGTH, NoiseScale
 
-__all__ = [
-    "BETA_MEAN_SHAPE",
-    "BETA_NOISE_SHAPE",
-    "ConstantBandit",
-    "DecreasingBandit",
-    "FicoBandit",
-    "ImprovingBandit",
-    "IncreasingBandit",
-    "RecommenderBandit",
-    "RestedBandit",
-    "SinglePeakedBandit",
-    "validate_curves",
-]
+__all__ = ["BETA_MEAN_SHAPE", "BETA_NOISE_SHAPE", "RestedBandit", "validate_curves"]
 
 NoiseKind = Literal["none", "gaussian", "beta", "beta-mean"]
 NoiseDraws = Literal["per-pull", "per-evaluation"]
@@ -94,9 +72,6 @@ _PULL_NOISE: dict[str, Literal["normal", "beta", "beta-mean"]] = {
 CURVE = loader.function("a function of the pull count (a vectorised Python function)")
 #: Default number of curve values when curves are given as callables.
 DEFAULT_LENGTH = 100_000
-#: One row ``(k1, k2, c1, c2, l, a)`` of :class:`SinglePeakedBandit`'s ``params``: rates
-#: k1 > 0 and k2 ≥ 0, reward levels c1, c2 in [0, 1], any shift l and amplitude a.
-SinglePeakedRow = tuple[PositiveFloat, NonNegativeFloat, Probability, Probability, float, float]
 
 
 def _evaluate(
@@ -130,13 +105,14 @@ class RestedBandit(Environment):
         self,
         curves: Annotated[list[list[float] | str], Field(min_length=1)],
         noise: NoiseKind = "none",
-        sigma: NonNegativeFloat = 0.0,
+        sigma: NoiseScale = 0.0,
         noise_draws: NoiseDraws = "per-pull",
-        length: Annotated[int | None, Field(gt=0)] = None,
+        length: Annotated[int | None, Field(gt=0), LENGTH] = None,
     ) -> None:
         if any(isinstance(c, str) or callable(c) for c in curves):
             self._curves_from_code = True
             length = length or DEFAULT_LENGTH
+            check_table(len(curves), length, "curves")
             rows = [_evaluate(c, i, length) for i, c in enumerate(curves)]
         else:
             rows = [np.asarray(c, dtype=float) for c in curves]
@@ -283,202 +259,3 @@ def beta_mean_observation(mean: np.ndarray, uniform: np.ndarray) -> np.ndarray:
 
     mu = np.clip(mean, BETA_MEAN_CLIP, 1.0 - BETA_MEAN_CLIP)
     return betaincinv(BETA_MEAN_SHAPE * mu / (1.0 - mu), BETA_MEAN_SHAPE, uniform)
-
-
-class SinglePeakedBandit(RestedBandit):
-    """Lindner et al.'s single-peaked instances (Figs 1, 8–10; the fidelity ledger,
-    https://impactbandits.readthedocs.io/en/latest/fidelity/): ``instance`` 1, 2 or 3 (3 is
-    Figure 1), or explicit ``params`` rows ``(k1, k2, c1, c2, l, a)`` of
-    f(t) = a·exp(−k1(t−l)) + (c2−c1)/(exp(−(k1+k2)(t−l)) + 1) + c1: rates k1 > 0 and k2 ≥ 0,
-    reward levels c1, c2 in [0, 1], any shift l and amplitude a (a < 0 in every instance)."""
-
-    def __init__(
-        self,
-        instance: Literal[1, 2, 3] | None = 3,
-        params: list[SinglePeakedRow] | None = None,
-        length: PositiveInt = 20_000,
-        noise: NoiseKind = "none",
-        sigma: NonNegativeFloat = 0.0,
-        noise_draws: NoiseDraws = "per-pull",
-    ) -> None:
-        if params is not None:
-            instance = None
-        self._setup(single_peaked_curves(instance, params, length), noise, sigma, noise_draws)
-
-
-class IncreasingBandit(RestedBandit):
-    """Heidari et al. (2016) increasing families inc_1–inc_3 with exponent ``alpha``
-    (Lindner et al. Figs 4–7): see :func:`~impactbandits.envs.curves.increasing_curves`."""
-
-    def __init__(
-        self,
-        family: Literal["inc_1", "inc_2", "inc_3"] = "inc_1",
-        alpha: PositiveFloat = 0.1,
-        length: PositiveInt = 10_000,
-        noise: NoiseKind = "none",
-        sigma: NonNegativeFloat = 0.0,
-        noise_draws: NoiseDraws = "per-pull",
-    ) -> None:
-        self._setup(increasing_curves(family, alpha, length), noise, sigma, noise_draws)
-        #: true potentials a_i = lim f_i(t) (closed form; Patil et al. 2023 §2)
-        self.asymptotes = increasing_limits(family, alpha)
-
-
-class ConstantBandit(RestedBandit):
-    """Constant rested curves f_i(m) = μ_i: a stationary bandit seen as a rested one."""
-
-    def __init__(
-        self,
-        means: Annotated[list[Probability], Field(min_length=1)],
-        length: PositiveInt = 100_000,
-        noise: NoiseKind = "none",
-        sigma: NonNegativeFloat = 0.0,
-        noise_draws: NoiseDraws = "per-pull",
-    ) -> None:
-        self._setup(constant_curves(means, length), noise, sigma, noise_draws)
-
-
-class DecreasingBandit(RestedBandit):
-    """Rotting arms ``f_i(m) = end_i + (start_i − end_i)·exp(−rate_i (m − 1))``."""
-
-    def __init__(
-        self,
-        start: Annotated[list[Probability], Field(min_length=1)],
-        end: list[Probability],
-        rate: list[PositiveFloat],
-        length: PositiveInt = 100_000,
-        noise: NoiseKind = "none",
-        sigma: NonNegativeFloat = 0.0,
-        noise_draws: NoiseDraws = "per-pull",
-    ) -> None:
-        for name, values in (("end", end), ("rate", rate)):
-            if len(values) != len(start):
-                raise SpecError(name, f"needs one value per arm, as start ({len(start)})")
-        if any(e > s for s, e in zip(start, end, strict=True)):
-            raise SpecError("end", "each arm needs end <= start (decreasing)")
-        self._setup(decreasing_curves(start, end, rate, length), noise, sigma, noise_draws)
-
-
-class FicoBandit(RestedBandit):
-    """FICO credit lending (Lindner et al. 2021, §5 and Appendix D.4; Liu et al. 2018): four arms
-    (Asian, Black, Hispanic, White); pull m lends to the group's m-th best of ``n_applicants``
-    sampled applicants (instance seed ``seed``). ``curve`` is ``"score_change"`` (single-peaked,
-    Figs 3a, 12) or ``"bank_utility"`` (nearly decreasing, Fig. 13). See
-    :mod:`impactbandits.envs.fico` for the data pipeline."""
-
-    def __init__(
-        self,
-        curve: Literal["score_change", "bank_utility"] = "score_change",
-        seed: Annotated[int, Field(ge=0)] = 0,
-        n_applicants: PositiveInt = 1000,
-        length: PositiveInt = 2000,
-        noise: NoiseKind = "none",
-        sigma: NonNegativeFloat = 0.0,
-        noise_draws: NoiseDraws = "per-pull",
-    ) -> None:
-        from impactbandits.envs.fico import fico_curves
-
-        curves, self.groups = fico_curves(curve, length, seed=seed, n_applicants=n_applicants)
-        self._setup(curves, noise, sigma, noise_draws)
-
-
-class RecommenderBandit(RestedBandit):
-    """Synthetic recommender system (Lindner et al. 2021, §5, Figs 3b, 14–16): novelty makes
-    items engaging at first; engagement then decays towards the item's inherent value.
-
-    ``instance`` A, B or C of ``instance_set`` ``"paper"`` (default: the paper's instances, the
-    authors' seeds 1, 2, 3 drawn with ``np.random.RandomState`` as in their code) or
-    ``"selected"`` (our earlier instances, seeds 2, 4, 5 of ``default_rng``, picked by criteria
-    that encode the paper's story); or an explicit ``seed`` with ``sampler`` ``"legacy"``
-    (default, the authors' recipe) or ``"generator"``. See :mod:`impactbandits.envs.recommender`.
-    Curves are built for max(length, 3000) pulls and cut to ``length``, so shorter lengths are
-    prefixes of the paper's T = 3000 curves."""
-
-    def __init__(
-        self,
-        instance: Literal["A", "B", "C"] | None = "A",
-        seed: Annotated[int, Field(ge=0, lt=2**32)] | None = None,
-        n_arms: PositiveInt = 4,
-        length: PositiveInt = 3000,
-        noise: NoiseKind = "none",
-        sigma: NonNegativeFloat = 0.0,
-        noise_draws: NoiseDraws = "per-pull",
-        instance_set: Literal["paper", "selected"] = "paper",
-        sampler: Literal["legacy", "generator"] = "legacy",
-    ) -> None:
-        from impactbandits.envs.recommender import (
-            RECOMMENDER_INSTANCE_SETS,
-            RECOMMENDER_TMAX,
-            recommender_curves,
-        )
-
-        if seed is None:
-            if instance is None:
-                raise SpecError("instance", "give an instance (A, B, C) or a seed")
-            if instance_set not in RECOMMENDER_INSTANCE_SETS:
-                raise SpecError("instance_set", f"must be paper or selected; got {instance_set!r}")
-            sampler, seeds = RECOMMENDER_INSTANCE_SETS[instance_set]  # type: ignore[assignment]
-            if instance not in seeds:
-                raise SpecError("instance", f"must be A, B or C; got {instance!r}")
-            seed = seeds[instance]
-        elif instance_set != "paper":
-            raise SpecError("instance_set", "applies to named instances; with a seed use sampler")
-        built = recommender_curves(n_arms, max(length, RECOMMENDER_TMAX), seed, sampler)
-        self._setup(built[:, :length], noise, sigma, noise_draws)
-
-
-class ImprovingBandit(RestedBandit):
-    """An IMAB instance (Patil et al. 2023), validated: bounded, nondecreasing, diminishing
-    returns (error names the arm and the first violating index).
-
-    ``family``: ``"random"`` (k arms from :func:`~impactbandits.envs.improving.random_imab_curves`
-    with ``seed``; ``random_family`` ``"uniform"`` or ``"late-bloomer"``), ``"lower-bound"``
-    (I_m with ``k``, ``m`` (0-based) and ``horizon``), ``"linear-vs-flat"`` (``k``, ``ramp``),
-    ``"saturating"`` (``asymptotes``, ``saturation``), or ``"curves"`` (explicit ``curves``).
-    ``asymptotes`` after construction: the true potentials a_i = lim f_i(n)
-    (:func:`~impactbandits.envs.improving.imab_potentials`).
-    """
-
-    def __init__(
-        self,
-        family: Literal[
-            "random", "lower-bound", "linear-vs-flat", "saturating", "curves"
-        ] = "random",
-        k: PositiveInt = 5,
-        length: PositiveInt = 10_000,
-        seed: Annotated[int, Field(ge=0)] = 0,
-        random_family: Literal["uniform", "late-bloomer"] = "uniform",
-        m: Annotated[int, Field(ge=0)] = 0,
-        horizon: Annotated[int | None, Field(gt=0)] = None,
-        ramp: Annotated[int | None, Field(gt=0)] = None,
-        asymptotes: Annotated[
-            list[Probability] | None, RequiredWhen("family", "saturating")
-        ] = None,
-        saturation: Annotated[
-            list[PositiveInt] | None, RequiredWhen("family", "saturating")
-        ] = None,
-        curves: Annotated[list[list[Probability]] | None, RequiredWhen("family", "curves")] = None,
-        noise: NoiseKind = "none",
-        sigma: NonNegativeFloat = 0.0,
-        noise_draws: NoiseDraws = "per-pull",
-    ) -> None:
-        if family == "random":
-            built = improving.random_imab_curves(k, length, seed, random_family)
-        elif family == "lower-bound":
-            if m >= k:
-                raise SpecError("m", f"must be below k = {k} (arms are numbered from 0)")
-            built = improving.lower_bound_instance(k, m, horizon or length, length)
-        elif family == "linear-vs-flat":
-            built = improving.linear_vs_flat(k, ramp or length, length)
-        elif family == "saturating":
-            if not asymptotes or not saturation or len(asymptotes) != len(saturation):
-                raise SpecError("asymptotes", "give one asymptote and one saturation per arm")
-            built = improving.saturating_curves(asymptotes, saturation, length)
-        else:
-            if not curves:
-                raise SpecError("curves", "family 'curves' needs explicit curves")
-            built = np.asarray(curves, dtype=float)
-        self._setup(improving.validate_imab(built), noise, sigma, noise_draws)
-        self.asymptotes = improving.imab_potentials(
-            family, built, k=k, seed=seed, random_family=random_family, m=m, asymptotes=asymptotes
-        )

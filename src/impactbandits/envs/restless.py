@@ -29,7 +29,7 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.pull_model import PullModel
 from impactbandits.envs.rested import NoiseKind, RestedBandit
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat
+from impactbandits.params import NoiseScale
 
 __all__ = ["RestlessBandit"]
 
@@ -48,7 +48,7 @@ class RestlessBandit(RestedBandit):
         self,
         curves: Annotated[list[list[float]], Field(min_length=1)],
         noise: NoiseKind = "none",
-        sigma: NonNegativeFloat = 0.0,
+        sigma: NoiseScale = 0.0,
     ) -> None:
         rows = [np.asarray(c, dtype=float) for c in curves]
         if len({r.size for r in rows}) != 1:

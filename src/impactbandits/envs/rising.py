@@ -35,8 +35,9 @@ from impactbandits.core.pull_model import PullModel
 from impactbandits.core.variants import Variant
 from impactbandits.envs.rested import NoiseKind, RestedBandit
 from impactbandits.envs.restless import RestlessBandit
+from impactbandits.envs.validation import check_table
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat, PositiveInt
+from impactbandits.params import ROUNDS, Length, NoiseScale, OnlyWhen
 
 __all__ = [
     "FIFTEEN_ARMS",
@@ -103,6 +104,10 @@ def random_rising_arms(seed: int, scale: int = RANDOM_SCALE) -> list[tuple[float
     return arms
 
 
+#: The most arms of each instance (the random instance draws 2 to 15).
+_ARMS = {"15-arms": 15, "2-arms": 2, "random": 15}
+
+
 def rising_curves(
     instance: Instance, length: int, seed: int = 0, scale: int = RANDOM_SCALE
 ) -> np.ndarray:
@@ -130,13 +135,14 @@ class RisingBandit(RestedBandit):
     def __init__(
         self,
         instance: Instance = "15-arms",
-        length: PositiveInt = 50_000,
-        seed: Annotated[int, Field(ge=0)] = 0,
-        scale: Annotated[int, Field(ge=2)] = RANDOM_SCALE,
+        length: Length = 50_000,
+        seed: Annotated[int, Field(ge=0), OnlyWhen("instance", "random")] = 0,
+        scale: Annotated[int, Field(ge=2), ROUNDS, OnlyWhen("instance", "random")] = RANDOM_SCALE,
         noise: NoiseKind = "beta-mean",
-        sigma: NonNegativeFloat = 0.0,
+        sigma: NoiseScale = 0.0,
     ) -> None:
         self.instance = instance
+        check_table(_ARMS.get(instance, 15), length, "instance")
         self._setup(rising_curves(instance, length, seed, scale), noise, sigma, upper=UPPER)
 
 
@@ -155,14 +161,15 @@ class RestlessRisingBandit(RestlessBandit):
     def __init__(
         self,
         instance: Instance = "15-arms",
-        length: PositiveInt = 50_000,
-        seed: Annotated[int, Field(ge=0)] = 0,
-        scale: Annotated[int, Field(ge=2)] = RANDOM_SCALE,
+        length: Length = 50_000,
+        seed: Annotated[int, Field(ge=0), OnlyWhen("instance", "random")] = 0,
+        scale: Annotated[int, Field(ge=2), ROUNDS, OnlyWhen("instance", "random")] = RANDOM_SCALE,
         noise: NoiseKind = "beta-mean",
-        sigma: NonNegativeFloat = 0.0,
+        sigma: NoiseScale = 0.0,
         variant: Variant = "paper",
     ) -> None:
         self.instance, self.variant = instance, variant
+        check_table(_ARMS.get(instance, 15), length, "instance")
         self._setup(rising_curves(instance, length, seed, scale), noise, sigma, upper=UPPER)
 
     def step(self, actions: np.ndarray) -> Outcome:

@@ -41,11 +41,16 @@ import numpy as np
 from pydantic import Field
 
 from impactbandits.envs.rested import NoiseKind, RestedBandit
+from impactbandits.envs.validation import check_table
 from impactbandits.errors import SpecError
 from impactbandits.params import (
+    ARMS,
+    ROUNDS,
+    Length,
+    NoiseScale,
     NonNegativeFloat,
+    OnlyWhen,
     PositiveFloat,
-    PositiveInt,
     Probability,
     RequiredWhen,
 )
@@ -114,18 +119,23 @@ class RottingBandit(RestedBandit):
     def __init__(
         self,
         instance: Instance = "ten-arms",
-        mu: NonNegativeFloat = 0.1,
-        means: Annotated[list[NonNegativeFloat] | None, RequiredWhen("instance", "custom")] = None,
+        mu: Annotated[NonNegativeFloat, OnlyWhen("instance", "two-arms")] = 0.1,
+        means: Annotated[
+            list[NonNegativeFloat] | None,
+            RequiredWhen("instance", "custom"),
+            OnlyWhen("instance", "custom"),
+        ] = None,
         decay: Decay = "abrupt",
-        breakpoint: Annotated[int | None, Field(gt=0)] = None,
+        breakpoint: Annotated[int | None, Field(gt=0), ROUNDS] = None,
         rho: PositiveFloat = 1.0,
-        length: PositiveInt = 25_000,
+        length: Length = 25_000,
         noise: NoiseKind = "gaussian",
-        sigma: NonNegativeFloat = 1.0,
+        sigma: NoiseScale = 1.0,
         scale: PositiveFloat = 1.0,
         offset: float = 0.0,
     ) -> None:
         arms, breakpoint = _paper_arms(instance, mu, means, breakpoint, length)
+        check_table(len(arms), length, "means" if instance == "custom" else "instance")
         curves = rotting_curves([scale * a for a in arms], length, breakpoint, decay, rho, offset)
         self.instance, self.decay, self.breakpoint = instance, decay, breakpoint
         bound = max(1.0, float(np.abs(curves).max()))
@@ -144,14 +154,19 @@ class AbruptRottingBandit(RestedBandit):
     def __init__(
         self,
         instance: Instance = "ten-arms",
-        mu: NonNegativeFloat = 0.1,
-        means: Annotated[list[NonNegativeFloat] | None, RequiredWhen("instance", "custom")] = None,
-        breakpoint: Annotated[int | None, Field(gt=0)] = None,
-        length: PositiveInt = 25_000,
+        mu: Annotated[NonNegativeFloat, OnlyWhen("instance", "two-arms")] = 0.1,
+        means: Annotated[
+            list[NonNegativeFloat] | None,
+            RequiredWhen("instance", "custom"),
+            OnlyWhen("instance", "custom"),
+        ] = None,
+        breakpoint: Annotated[int | None, Field(gt=0), ROUNDS] = None,
+        length: Length = 25_000,
         noise: NoiseKind = "gaussian",
-        sigma: NonNegativeFloat = 1.0,
+        sigma: NoiseScale = 1.0,
     ) -> None:
         arms, breakpoint = _paper_arms(instance, mu, means, breakpoint, length)
+        check_table(len(arms), length, "means" if instance == "custom" else "instance")
         top = max(arms)
         if top <= 0:
             raise SpecError("means" if instance == "custom" else "mu", "needs a mean above 0")
@@ -194,15 +209,16 @@ class SmoothRottingBandit(RestedBandit):
     def __init__(
         self,
         shape: Shape = "polynomial",
-        n_arms: Annotated[int, Field(ge=2)] = 10,
+        n_arms: Annotated[int, Field(ge=2), ARMS] = 10,
         seed: Annotated[int, Field(ge=0)] = 0,
         start: list[Probability] | None = None,
         floor: list[Probability] | None = None,
         rate: list[PositiveFloat] | None = None,
-        length: PositiveInt = 25_000,
+        length: Length = 25_000,
         noise: NoiseKind = "gaussian",
-        sigma: NonNegativeFloat = 0.1,
+        sigma: NoiseScale = 0.1,
     ) -> None:
+        check_table(n_arms if start is None else len(start), length, "n_arms")
         given = [x is not None for x in (start, floor, rate)]
         if any(given) and not all(given):
             raise SpecError("start", "give start, floor and rate together (or none: drawn)")

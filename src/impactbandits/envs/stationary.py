@@ -16,7 +16,7 @@ from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.pull_model import PullModel
 from impactbandits.core.spaces import Discrete
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat, Probability, RequiredWhen
+from impactbandits.params import ARMS, NoiseScale, Probability, RequiredWhen
 
 __all__ = ["BernoulliBandit", "GaussianBandit"]
 
@@ -95,8 +95,8 @@ class GaussianBandit(_StationaryArms):
         means: Annotated[
             Annotated[list[float], Field(min_length=1)] | None, RequiredWhen("n_arms", None)
         ] = None,
-        n_arms: Annotated[int | None, Field(gt=0), RequiredWhen("means", None)] = None,
-        sigma: NonNegativeFloat = 1.0,
+        n_arms: Annotated[int | None, Field(gt=0), ARMS, RequiredWhen("means", None)] = None,
+        sigma: NoiseScale = 1.0,
     ) -> None:
         if (means is None) == (n_arms is None):
             raise SpecError("means", "give either 'means' or 'n_arms' (random U(0, 1) means)")

@@ -7,9 +7,11 @@ of the longest run of each policy. :func:`read_aggregates` reads the store cell 
 derives the table's columns of each batch of results with
 :func:`~impactbandits.experiments.tidy.measurements` (as
 :func:`~impactbandits.experiments.tidy.read_table` does), stacks one cell's values
-(seeds × checkpoints) and keeps only their statistics. In memory: the values of one cell at its
-grid horizons (for a cell read as a trajectory also the trajectory columns at every
-checkpoint), never the table.
+(seeds × checkpoints) and keeps only their statistics
+(:class:`~impactbandits.experiments.group_pool.Pool`). Held: the values of one cell at its grid
+horizons (for a cell read as a trajectory also the trajectory columns at every checkpoint),
+never the table; beyond :data:`~impactbandits.experiments.group_pool.HELD_BYTES` they wait in a
+temporary file, so the memory a report takes does not grow with the seeds of a cell.
 
 A group spans one cell in every store a spec makes: an anytime cell measures all the horizons of
 its (environment, policy), a horizon-aware cell one horizon, and labels are unique per
@@ -23,16 +25,17 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from impactbandits.experiments.columns import groups
+from impactbandits.experiments.group_pool import Held, Part, Pool
 from impactbandits.experiments.spec import SpecRecord
-from impactbandits.experiments.stats import Stats, make_stats
+from impactbandits.experiments.spill import Spill
+from impactbandits.experiments.stats import Stats
 from impactbandits.experiments.store import STORE_FILE, Store
 from impactbandits.experiments.store_files import companions
 from impactbandits.experiments.tidy import (
@@ -43,7 +46,6 @@ from impactbandits.experiments.tidy import (
     measurements,
     seed_limit,
 )
-from impactbandits.metrics import STATISTICS, group_stats
 
 __all__ = [
     "AGGREGATES_MEMO",
@@ -81,115 +83,6 @@ class Aggregates:
 
     def __len__(self) -> int:
         return len(self.horizons)
-
-
-@dataclass
-class _Part:
-    """The values of one batch of results of one cell."""
-
-    position: int  # the cell's position in the store
-    key: tuple[Any, ...]  # the group key without its last column (x)
-    x: np.ndarray  # x of every checkpoint
-    seeds: list[int]
-    values: dict[str, np.ndarray]  # column → (results, checkpoints)
-
-
-@dataclass
-class _Reduced:
-    """The statistics of the groups of one component: ``stats[s, c, g]`` is statistic ``s``
-    (:data:`STATISTICS`) of ``columns[c]`` in group ``g``."""
-
-    keys: list[tuple[Any, ...]]  # the group keys, x last
-    seeds: list[int]
-    positions: list[int]  # of the cell each group first appears in
-    columns: list[str]
-    stats: np.ndarray
-
-
-@dataclass
-class _Pool:
-    """Parts of cells whose groups may be shared, kept until the last of those cells is read
-    (a component: normally one cell), then reduced to statistics."""
-
-    names: tuple[str, ...]  # the group key, x last
-    level: float
-    waiting: dict[Any, list[_Part]] = field(default_factory=dict)
-    done: list[_Reduced] = field(default_factory=list)
-
-    def add(self, component: Any, part: _Part) -> None:
-        self.waiting.setdefault(component, []).append(part)
-
-    def finish(self, component: Any) -> None:
-        parts = self.waiting.pop(component, None)
-        if parts:
-            self.done.append(self._reduce(parts))
-
-    def _reduce(self, parts: list[_Part]) -> _Reduced:
-        first = parts[0]
-        columns = list(dict.fromkeys(c for p in parts for c in p.values))
-        same = all(
-            p.key == first.key and np.array_equal(p.x, first.x) and p.values.keys() ==
-            first.values.keys() for p in parts
-        )  # fmt: skip
-        if same:  # one cell (or cells measuring the same checkpoints): one block
-            keys = [(*first.key, x) for x in first.x.tolist()]
-            seeds = [s for p in parts for s in p.seeds]
-            one_cell = len({p.position for p in parts}) == 1  # a cell's seeds are distinct
-            counts = [len(seeds) if one_cell else len(set(seeds))] * len(keys)
-            # (columns × checkpoints) × results: each group's values contiguous, copied once
-            rows = np.concatenate([
-                np.concatenate([p.values[c].T for p in parts], axis=1) for c in columns
-            ])  # fmt: skip
-            stats = np.stack(group_stats(rows, self.level)).reshape(3, len(columns), len(keys))
-            return _Reduced(keys, counts, [first.position] * len(keys), columns, stats)
-        # each group gathered from the parts that have it, in the table's order
-        where: dict[tuple[Any, ...], list[tuple[_Part, np.ndarray]]] = {}
-        for p in parts:
-            for x in dict.fromkeys(p.x.tolist()):
-                where.setdefault((*p.key, x), []).append((p, np.flatnonzero(p.x == x)))
-        keys = list(where)
-        counts = [len({s for p, _ in where[g] for s in p.seeds}) for g in keys]
-        stats = np.empty((3, len(columns), len(keys)))
-        for c, column in enumerate(columns):
-            for g, key in enumerate(keys):
-                values = np.concatenate([
-                    (p.values[column][:, at] if column in p.values
-                     else np.full((len(p.seeds), at.size), np.nan)).ravel()
-                    for p, at in where[key]
-                ])  # fmt: skip
-                stats[:, c, g] = [s[0] for s in group_stats(values[None, :], self.level)]
-        positions = [where[g][0][0].position for g in keys]
-        return _Reduced(keys, counts, positions, columns, stats)
-
-    def stats(self, columns: Sequence[str]) -> Stats:
-        """Every group (in the order the table lists them) with the statistics of
-        ``columns``."""
-        for component in list(self.waiting):  # cells the planning did not know of
-            self.finish(component)
-        keys = [key for r in self.done for key in r.keys]
-        frame = pd.DataFrame(keys, columns=list(self.names)) if keys else pd.DataFrame(
-            {name: [] for name in self.names}
-        )  # fmt: skip
-        frame["seeds"] = np.asarray([n for r in self.done for n in r.seeds], dtype=np.int64)
-        values = {name: {c: np.full(len(keys), empty) for c in columns}
-                  for name, empty in STATISTICS.items()}  # fmt: skip
-        start = 0
-        positions = []
-        for r in self.done:
-            stop = start + len(r.keys)
-            for c, column in enumerate(r.columns):
-                if column in values["mean"]:
-                    for s, name in enumerate(STATISTICS):
-                        values[name][column][start:stop] = r.stats[s, c]
-            positions += r.positions
-            start = stop
-        values["n"] = {c: v.astype(np.int64) for c, v in values["n"].items()}
-        # by the cell a group first appears in, then as that cell lists them
-        order = np.argsort(np.asarray(positions, dtype=np.int64), kind="stable")
-        for per_column in values.values():
-            for column in per_column:
-                per_column[column] = per_column[column][order]
-        return make_stats(frame.iloc[order], columns, values)
 
 
 def _root(parent: list[int], i: int) -> int:
@@ -242,22 +135,41 @@ def read_aggregates(
     """The statistics over seeds of the tidy table of an open store (``seeds`` as in
     :func:`~impactbandits.experiments.tidy.read_table`; no checks or warnings), and of
     ``trajectory_columns`` at every checkpoint of ``trajectory_cells``, in one pass over the
-    store."""
+    store. Memory: the values of the cells being read, up to
+    :data:`~impactbandits.experiments.group_pool.HELD_BYTES`, and beyond
+    it a temporary file (:mod:`~impactbandits.experiments.spill`)."""
     cells = store.cells()
-    info = {c["cell"]: c for c in cells}
-    position = {key: i for i, key in enumerate(info)}
-    grids = {key: json.loads(c["grid"]) for key, c in info.items()}
+    grids = {c["cell"]: json.loads(c["grid"]) for c in cells}
     limit = seed_limit(spec, seeds)
     stored = store.samples(seeds=limit)
     with_results = [c for c in cells if c["cell"] in stored]
+    with Spill() as spill:
+        return _read(store, cells, grids, limit, with_results, Held(spill), trajectory_cells,
+                     trajectory_columns, level)  # fmt: skip
+
+
+def _read(
+    store: Store,
+    cells: list[dict[str, Any]],
+    grids: dict[str, Any],
+    limit: int | None,
+    with_results: list[dict[str, Any]],
+    held: Held,
+    trajectory_cells: Collection[str],
+    trajectory_columns: Sequence[str],
+    level: float,
+) -> Aggregates:
+    """:func:`read_aggregates` once the cells are known."""
+    info = {c["cell"]: c for c in cells}
+    position = {key: i for i, key in enumerate(info)}
     plans = (
         (
-            _Pool(HORIZON_KEYS, level),
+            Pool(HORIZON_KEYS, level, held),
             _components(with_results, lambda a, b: bool(set(grids[a["cell"]]) &
                                                          set(grids[b["cell"]]))),
         ),
         (
-            _Pool(TRAJECTORY_KEYS, level),
+            Pool(TRAJECTORY_KEYS, level, held),
             _components([c for c in with_results if c["cell"] in trajectory_cells],
                         lambda a, b: a["rounds"] == b["rounds"]),
         ),
@@ -295,13 +207,14 @@ def read_aggregates(
         values = {name.removeprefix("extra:"): v for name, v in values.items()}
         shown = times[keep]
         pair = (cell["environment"], cell["policy"])
+        seeds = np.asarray(seeds_read, dtype=np.int64)
         x = shown if cell["horizon"] is None else np.full(shown.size, cell["horizon"])
         at_grid = {name: v[:, keep] for name, v in values.items()} if traced else values
         component = horizon_plan.get(key, (key, key))[0]
-        horizons.add(component, _Part(position[key], pair, x, seeds_read, at_grid))
+        horizons.add(component, Part(position[key], pair, x, seeds, dict(at_grid)))
         if traced:
             kept = {c: values[c] for c in trajectory_columns if c in values}
-            part = _Part(position[key], (*pair, cell["rounds"]), times, seeds_read, kept)
+            part = Part(position[key], (*pair, cell["rounds"]), times, seeds, dict(kept))
             trajectories.add(trajectory_plan[key][0], part)
     end(current)
     n_arms = max((c["n_arms"] for c in cells), default=0)
@@ -370,7 +283,10 @@ def run_aggregates(run_dir: str | Path, seeds: Seeds = None) -> tuple[SpecRecord
     (:attr:`Aggregates.horizons`: every measured column by environment, policy and horizon;
     no trajectories), through :data:`AGGREGATES_MEMO`: what a renderer draws from. Data only:
     nothing the spec names is imported."""
-    run_dir = Path(run_dir)
+    from impactbandits.experiments.arguments import run_dir_argument, seeds_argument
+
+    run_dir = run_dir_argument(run_dir)
+    seeds_argument(seeds)
     with Store.open_existing(run_dir) as store:
         spec = store.spec()
         return spec, AGGREGATES_MEMO.read(run_dir, store, spec, seeds)

@@ -19,13 +19,16 @@ tasks on a :class:`~impactbandits.experiments.processes.TaskBoard`; Dask names t
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 from impactbandits import kernels
 from impactbandits.errors import SpecError
@@ -43,6 +46,7 @@ __all__ = [
     "FORKSERVER_PRELOAD",
     "Lost",
     "check_address",
+    "close_local_cluster",
     "default_workers",
     "execute",
     "executor",
@@ -61,6 +65,11 @@ FORKSERVER_PRELOAD = ("impactbandits.experiments.worker",)
 #: planned`: the module built ahead of time, or numba and the generic loop (each worker then
 #: loads only the machine code of its loops from numba's cache).
 KERNELS_PRELOAD = {"aot": "impactbandits.kernels._aot", "jit": "impactbandits.kernels.loop"}
+#: Seconds each worker of a local Dask cluster gets to exit after a finished sweep before it is
+#: killed (:func:`close_local_cluster`). distributed's own close waits 4 s, then kills the
+#: process and logs "Worker process still alive after 4.0 seconds, killing": too short for a
+#: worker that imported SciPy and the compiled loops to exit on a busy machine.
+WORKER_CLOSE_TIMEOUT = 30.0
 
 
 def default_workers() -> int:
@@ -149,12 +158,48 @@ def executor(backend: str, workers: int, scheduler: str | None) -> Iterator[Exec
                 client = Client(scheduler, timeout=10)
             except (OSError, ValueError) as exc:  # unreachable (timeout), or refused
                 raise SpecError("scheduler", f"cannot reach {scheduler!r} ({exc})") from None
+        finished = False
         try:
             yield client.get_executor(pure=False)
+            finished = True
         finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            with _quiet("distributed"):
+                client.close()
+                if cluster is not None:
+                    close_local_cluster(cluster, graceful=finished)
+
+
+def close_local_cluster(cluster: Any, graceful: bool) -> None:
+    """Close a Dask ``LocalCluster`` this process started. After a finished sweep
+    (``graceful``) each worker gets :data:`WORKER_CLOSE_TIMEOUT` seconds to exit on its own
+    before it is killed; otherwise (an error, Ctrl-C, SIGTERM: a worker may still be computing
+    a task it cannot interrupt) distributed's own short wait, then the kill."""
+    if graceful:
+        nannies = list(getattr(cluster, "workers", {}).values())
+
+        async def close_workers() -> None:
+            await asyncio.gather(
+                *(nanny.close(timeout=WORKER_CLOSE_TIMEOUT) for nanny in nannies),
+                return_exceptions=True,
+            )
+
+        with contextlib.suppress(Exception):  # the cluster's own close below still runs
+            cluster.sync(close_workers)
+    cluster.close()
+
+
+@contextlib.contextmanager
+def _quiet(name: str) -> Iterator[None]:
+    """Only errors from the logger ``name`` (and its children) while inside: distributed's
+    shutdown notices ("Worker process still alive after 4.0 seconds, killing", closing
+    comms ...) are not the user's business; the runner reports what matters."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(max(logging.ERROR, logger.getEffectiveLevel()))
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def check_address(scheduler: str) -> None:

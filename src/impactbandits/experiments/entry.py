@@ -80,9 +80,11 @@ def _final_scores(table: pd.DataFrame) -> pd.DataFrame:
 
 def run_scores(run_dir: str | Path) -> StoredScores:
     """The scores of a benchmark run directory (read as data: nothing it names is imported)."""
+    from impactbandits.experiments.arguments import run_dir_argument
     from impactbandits.experiments.store import Store
     from impactbandits.experiments.tidy import tidy_table
 
+    run_dir = run_dir_argument(run_dir)
     with Store.open_existing(run_dir) as store:
         record = store.spec()
     side = _sidecar(record)
@@ -99,21 +101,28 @@ def run_scores(run_dir: str | Path) -> StoredScores:
 def write_scores(run_dir: str | Path, target: str | Path) -> Path:
     """Write the scores table of ``run_dir`` to ``target`` (``.csv.gz``) and its sidecar
     (``target`` with ``.json``); returns the table's path."""
+    from impactbandits.experiments.arguments import run_dir_argument
     from impactbandits.experiments.store import Store
     from impactbandits.experiments.tidy import tidy_table
 
-    target = Path(target)
+    run_dir = run_dir_argument(run_dir)
+    target = run_dir_argument(target, "target")
     with Store.open_existing(run_dir) as store:
         record = store.spec()
     table = _final_scores(tidy_table(run_dir))
     # mtime 0 in the gzip header: the same results give the same bytes
     import gzip
+    import io
+
+    from impactbandits.experiments.run_files import write_bytes, write_text
 
     text = table.to_csv(index=False, float_format="%.17g").encode("utf-8")
-    with open(target, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
+    packed = io.BytesIO()  # the header names the file, as writing it directly did
+    with gzip.GzipFile(filename=target.name, fileobj=packed, mode="wb", mtime=0) as gz:
         gz.write(text)
+    write_bytes(target, packed.getvalue())  # never through a link at its name
     sidecar = target.with_name(target.name.removesuffix(".csv.gz") + ".json")
-    sidecar.write_text(json.dumps(_sidecar(record), indent=1, sort_keys=True) + "\n")
+    write_text(sidecar, json.dumps(_sidecar(record), indent=1, sort_keys=True) + "\n")
     return target
 
 

@@ -115,19 +115,26 @@ def save_figure(
     fig: Any, path: Path, output: FigureOutput | None = None, metadata: dict[str, str] | None = None
 ) -> Path:
     """Write ``fig`` as ``path`` (a ``.png``), its vector copy when ``output`` asks for one and
-    ``path.with_suffix(".csv")`` (the data of its lines); return ``path``."""
+    ``path.with_suffix(".csv")`` (the data of its lines); return ``path``. Each file is written
+    without following a link at its name
+    (:func:`~impactbandits.experiments.run_files.write_file`); the folder is the caller's to
+    check (:func:`~impactbandits.experiments.run_files.make_dirs`)."""
     from impactbandits.experiments import layout
     from impactbandits.experiments.figure_data import figure_data
+    from impactbandits.experiments.run_files import write_file
 
     output = output or FigureOutput()
     layout.arrange(fig)
-    layout.save_png(fig, path, dpi=output.dpi, metadata=metadata)
+    write_file(path, lambda temp: layout.save_png(fig, temp, dpi=output.dpi, metadata=metadata))
     if output.format != "png":
         vector_meta = {"Title": metadata["Title"]} if metadata and "Title" in metadata else None
-        fig.savefig(path.with_suffix(f".{output.format}"), metadata=vector_meta)
+        write_file(
+            path.with_suffix(f".{output.format}"),
+            lambda temp: fig.savefig(temp, format=output.format, metadata=vector_meta),
+        )
     data = figure_data(fig)
     if not data.empty:
-        data.to_csv(path.with_suffix(".csv"), index=False)
+        write_file(path.with_suffix(".csv"), lambda temp: data.to_csv(temp, index=False))
     if output.on_saved is not None:
         output.on_saved(path)
     return path

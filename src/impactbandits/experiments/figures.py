@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from impactbandits.errors import SpecError
+from impactbandits.errors import SpecError, unknown_name
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -154,8 +154,8 @@ def scaled_spec(
 
 def get_figure(name: str) -> Figure:
     if name not in FIGURES:
-        allowed = ", ".join(sorted(FIGURES))
-        raise SpecError("name", f"unknown figure {name!r}; allowed: {allowed}")
+        where = "`impactbandits list figures` shows them all"
+        raise SpecError("name", unknown_name("figure", name, FIGURES, where=where))
     module, _, attr = FIGURES[name].partition(":")
     figure = getattr(importlib.import_module(module), attr)
     if not isinstance(figure, Figure):  # pragma: no cover - registry consistency
@@ -166,10 +166,13 @@ def get_figure(name: str) -> Figure:
 def load_run(run_dir: str | Path, trajectories: bool = False) -> tuple[SpecRecord, pd.DataFrame]:
     """A finished run's spec (as data, :class:`~impactbandits.experiments.spec.SpecRecord`)
     and tidy table (renderers' common first step)."""
+    from impactbandits.experiments.arguments import flag_argument, run_dir_argument
     from impactbandits.experiments.store import Store
     from impactbandits.experiments.tidy import tidy_table
 
-    with Store.open_existing(Path(run_dir)) as store:
+    run_dir = run_dir_argument(run_dir)
+    flag_argument(trajectories, "trajectories")
+    with Store.open_existing(run_dir) as store:
         spec = store.spec()
     return spec, tidy_table(run_dir, trajectories=trajectories)
 
@@ -193,7 +196,11 @@ def built_in_environment(component: ComponentSpec, field: str = "environment") -
 
 
 def save_png(
-    fig: MplFigure, run_dir: str | Path, stem: str, output: FigureOutput | None = None
+    fig: MplFigure,
+    run_dir: str | Path,
+    stem: str,
+    output: FigureOutput | None = None,
+    caption: str | None = None,
 ) -> Path:
     """Write ``fig`` to ``RUN_DIR/figures/paper/STEM.png`` (creating the folder), with the
     vector copy ``output`` asks for and the CSV of its lines
@@ -201,10 +208,15 @@ def save_png(
     Renderers' figures live apart from the report's per-environment figures
     (``RUN_DIR/figures/``), so no label can make one overwrite the other; stems built from
     labels use :func:`~impactbandits.experiments.filenames.figure_stems`. The figure's suptitle
-    is stored as the PNG's ``Title``: the report's heading for it."""
+    is stored as the PNG's ``Title``: the report's heading for it; ``caption`` as its
+    ``Description``: the report's caption for it, for a figure that is not lines with
+    confidence bands (the report's default caption says so)."""
     from impactbandits.experiments.figure_output import save_figure
+    from impactbandits.experiments.run_files import make_dirs
 
-    path = Path(run_dir) / "figures" / "paper" / f"{stem}.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = make_dirs(Path(run_dir), "figures", "paper") / f"{stem}.png"  # refuses links
     title = fig.get_suptitle()
-    return save_figure(fig, path, output, metadata={"Title": title} if title else None)
+    metadata = {"Title": title} if title else {}
+    if caption:
+        metadata["Description"] = caption
+    return save_figure(fig, path, output, metadata=metadata or None)

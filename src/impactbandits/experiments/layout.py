@@ -167,9 +167,11 @@ def fix_layout(fig: Any) -> bool:
 
 def save_png(fig: Any, path: Any, dpi: int = 100, metadata: dict[str, str] | None = None) -> None:
     """Write ``fig`` as a PNG at ``dpi``: laid out by :func:`fix_layout` and drawn once when it
-    can be, else through ``savefig`` (matplotlib's layout)."""
+    can be, else through ``savefig`` (matplotlib's layout). A PNG whatever the name ends with
+    (figures are written to a temporary name first:
+    :func:`~impactbandits.experiments.run_files.write_file`)."""
     if not fix_layout(fig):
-        fig.savefig(path, dpi=dpi, metadata=metadata)
+        fig.savefig(path, dpi=dpi, metadata=metadata, format="png")
         return
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -214,9 +216,7 @@ def _merge_legends(fig: Any, axes: list[Any], columns: int) -> bool:
         own = ax.get_legend_handles_labels()
         return all(looks.get(label) == _look(h) for h, label in zip(*own, strict=True))
 
-    same = [
-        item for item in labelled if set(item[2]) <= set(fullest[2]) and drawn_alike(item[0])
-    ]
+    same = [item for item in labelled if set(item[2]) <= set(fullest[2]) and drawn_alike(item[0])]
     if len(same) < 2:
         return False
     for _, legend, _ in same:

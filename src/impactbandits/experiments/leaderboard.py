@@ -33,10 +33,12 @@ __all__ = [
     "FAMILY_SEPARATOR",
     "LEADERBOARD_COLUMNS",
     "PAIR_COLUMNS",
+    "RANK_CAPTION",
     "family_of",
     "leaderboard",
     "pairs",
     "plot_ranks",
+    "rank_map_size",
     "rank_table",
     "ranked",
     "seed_scores",
@@ -300,18 +302,61 @@ def to_markdown(
 
 
 def plot_ranks(board: pd.DataFrame, ax: Any, horizon: int) -> Any:
-    """Heat map of the ranks at ``horizon``: policies (rows, best mean rank first) × families."""
+    """Heat map of the ranks at ``horizon``: policies (rows, in :func:`rank_table`'s order) ×
+    families, each cell's rank written on it in black or white, whichever contrasts more with
+    the cell's colour (:func:`~impactbandits.experiments.plots.text_colour`), "–" where the
+    policy has no rank, and a colour bar; the title says what rank 1 is (the horizon is the
+    caller's to say, as :func:`write_leaderboard`'s suptitle does)."""
+    from matplotlib.colors import Normalize
+
+    from impactbandits.experiments.plots import text_colour
+
     part = board[board["horizon"] == horizon]
     wide = part.pivot_table(index="policy", columns="family", values="rank")
-    wide = wide.loc[wide.mean(axis=1).sort_values().index]
-    image = ax.imshow(wide.to_numpy(dtype=float), cmap="viridis_r", aspect="auto")
-    ax.set_xticks(range(wide.shape[1]), wide.columns, rotation=30, ha="right")
-    ax.set_yticks(range(wide.shape[0]), wide.index)
-    for (i, j), value in np.ndenumerate(wide.to_numpy(dtype=float)):
+    # as rank_table orders them: the most families ranked in first (mean ranks compare like
+    # with like), then by mean rank
+    order = np.lexsort((wide.mean(axis=1).to_numpy(), -wide.notna().sum(axis=1).to_numpy()))
+    wide = wide.iloc[order]
+    values = wide.to_numpy(dtype=float)
+    worst = float(np.nanmax(values)) if np.isfinite(values).any() else 1.0
+    norm = Normalize(vmin=1.0, vmax=max(worst, 2.0))
+    image = ax.imshow(values, cmap="viridis_r", norm=norm, aspect="auto", interpolation="nearest")
+    ax.set_xticks(range(wide.shape[1]), [str(c) for c in wide.columns], rotation=30, ha="right",
+                  rotation_mode="anchor")  # fmt: skip
+    ax.set_yticks(range(wide.shape[0]), [str(p) for p in wide.index])
+    ax.set_xlabel("family")
+    ax.set_ylabel("policy")
+    for (i, j), value in np.ndenumerate(values):
         if np.isfinite(value):
-            ax.text(j, i, f"{value:g}", ha="center", va="center", color="white", fontsize=8)
-    ax.set_title(f"rank per family at T = {horizon:,} (1 = lowest per-step policy regret)")
+            colour = text_colour(image.cmap(norm(value)))
+            ax.text(j, i, f"{value:g}", ha="center", va="center", color=colour, fontsize="small")
+        else:  # on the axes' background
+            ax.text(j, i, "–", ha="center", va="center", color="0.3", fontsize="small")
+    ax.figure.colorbar(image, ax=ax, label="rank")
+    ax.set_title("1 = lowest per-step policy regret; – = not run on every environment")
     return image
+
+
+def rank_map_size(board: pd.DataFrame) -> tuple[float, float]:
+    """Inches of a :func:`plot_ranks` figure: a row per policy and a column per family, with
+    room for their names, so that no text leaves the figure."""
+    policies = board["policy"].astype(str)
+    families = board["family"].astype(str)
+    name_width = 0.075 * max((len(p) for p in policies), default=4)  # 8-point names
+    label_height = 0.05 * max((len(f) for f in families), default=4)  # at 30°
+    width = 1.2 + name_width + 0.55 * families.nunique() + 0.9  # + the colour bar
+    height = 1.3 + label_height + 0.24 * policies.nunique()
+    return max(width, 6.0), max(height, 3.0)
+
+
+#: The report's caption of a rank heat map.
+RANK_CAPTION = (
+    "Colours and numbers: each policy's rank in each family at T = {horizon:,} on the mean "
+    "per-step policy regret over the family's environments (1 = lowest; {method}). Rows: the "
+    "policies ranked in the most families first, then by mean rank; – where a policy did not "
+    "run on every environment of the family. Every comparison behind the ranks is in "
+    "pairs.csv."
+)
 
 
 def write_leaderboard(
@@ -329,20 +374,28 @@ def write_leaderboard(
     import matplotlib.pyplot as plt
 
     from impactbandits.experiments.figures import save_png
+    from impactbandits.experiments.run_files import write_file, write_text
 
     run_dir = Path(run_dir)
     board, compared = ranked(table)
-    board.to_csv(run_dir / "leaderboard.csv", index=False)
+    # each file replaces a link at its name, never writes through it (a received directory)
+    write_file(run_dir / "leaderboard.csv", lambda t: board.to_csv(t, index=False), root=run_dir)
     ranks = rank_table(board)
     # (horizon, name) pairs: rank_table's columns are a MultiIndex, typed by pandas-stubs as str
     ranks.columns = [f"T={h} {name}" for h, name in ranks.columns]  # type: ignore[str-unpack]
-    ranks.to_csv(run_dir / "ranks.csv")
-    compared.to_csv(run_dir / "pairs.csv", index=False)
-    (run_dir / "leaderboard.md").write_text(to_markdown(board, **markdown), encoding="utf-8")
+    write_file(run_dir / "ranks.csv", lambda t: ranks.to_csv(t), root=run_dir)
+    write_file(run_dir / "pairs.csv", lambda t: compared.to_csv(t, index=False), root=run_dir)
+    write_text(run_dir / "leaderboard.md", to_markdown(board, **markdown), root=run_dir)
     paths = []
+    from impactbandits.experiments.paired_ranks import METHOD
+
+    method = METHOD.format(alpha=ALPHA)
     for horizon in sorted(board["horizon"].unique()):
-        fig, ax = plt.subplots(figsize=(8, 5), layout="constrained")
-        plot_ranks(board, ax, int(horizon))
-        paths.append(save_png(fig, run_dir, f"ranks-T{int(horizon)}", output))
+        T = int(horizon)
+        fig, ax = plt.subplots(figsize=rank_map_size(board), layout="constrained")
+        plot_ranks(board, ax, T)
+        fig.suptitle(f"Ranks per family at T = {T:,}")
+        caption = RANK_CAPTION.format(horizon=T, method=method)
+        paths.append(save_png(fig, run_dir, f"ranks-T{T}", output, caption=caption))
         plt.close(fig)
     return paths

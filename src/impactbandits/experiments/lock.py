@@ -9,7 +9,8 @@ lock: the store's WAL journal lets them read while a run writes.
 POSIX uses ``fcntl.flock``, Windows ``msvcrt.locking`` on one byte. Either way the operating
 system releases the lock when its holder closes the file or dies, so the file left behind by a
 killed run never blocks the next one. The file itself stays (removing it would race with a
-process that has just opened it); it holds the holder's pid, for the message.
+process that has just opened it); it holds the holder's pid, for the message. A lock file that
+is a link (a received directory) is refused, never opened through.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from impactbandits.errors import StoreError
+from impactbandits.experiments.run_files import open_in_place
 from impactbandits.experiments.store_files import DiskFullError
 
 __all__ = ["LOCK_FILE", "run_dir_lock"]
@@ -47,8 +49,8 @@ def run_dir_lock(run_dir: Path, field: str = "output") -> Iterator[None]:
                 "same command again"
             ) from None
         raise StoreError(f"{field}: cannot create {str(run_dir)!r} ({exc.strerror})") from None
-    try:
-        fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:  # never through a link placed there (a received directory)
+        fd = open_in_place(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644, field)
     except OSError as exc:
         raise StoreError(f"{field}: cannot write to {str(run_dir)!r} ({exc.strerror})") from None
     try:

@@ -15,15 +15,19 @@ from matplotlib.ticker import EngFormatter, MaxNLocator
 from impactbandits.experiments.stats import Stats, table_stats
 
 __all__ = [
+    "axis_label",
+    "contrast",
     "draw_metric_vs_horizon",
     "draw_metric_vs_time",
     "draw_pulls_vs_horizon",
     "is_count",
+    "luminance",
     "outside_legend",
     "plot_metric_vs_horizon",
     "plot_metric_vs_time",
     "plot_pulls_vs_horizon",
     "readable_ticks",
+    "text_colour",
 ]
 
 _LABELS = {
@@ -34,7 +38,24 @@ _LABELS = {
     "switches": "switches",
     "competitive_ratio": "OPT(T) / ALG(T)",
     "phase_switches": "switches between policies",
+    "realised_regret": "realised regret",
+    "lookahead_regret": "lookahead regret",
+    "average_utility": "average utility",
 }
+
+
+def axis_label(metric: str) -> str:
+    """A reader's label for a tidy-table column on an axis, never its identifier:
+    ``"per_step_regret"`` → ``"regret / T"``, ``"pulls_2"`` → ``"pulls of arm 2"``,
+    ``"phase_explore"`` → ``"share of rounds in phase explore"``, any other name with its
+    underscores as spaces."""
+    if metric in _LABELS:
+        return _LABELS[metric]
+    if metric.startswith("pulls_") and metric[6:].isdigit():
+        return f"pulls of arm {metric[6:]}"
+    if metric.startswith("phase_"):
+        return f"share of rounds in phase {metric[6:].replace('_', ' ')}"
+    return metric.replace("_", " ")
 
 
 def readable_ticks(ax: Any, axis: str = "x") -> Any:
@@ -47,6 +68,27 @@ def readable_ticks(ax: Any, axis: str = "x") -> Any:
         target.set_major_locator(MaxNLocator(nbins="auto", steps=[1, 2, 2.5, 5, 10]))
         target.set_major_formatter(EngFormatter(sep=""))
     return ax
+
+
+def luminance(colour: Any) -> float:
+    """WCAG 2 relative luminance of a Matplotlib colour (0: black, 1: white)."""
+    from matplotlib.colors import to_rgb
+
+    channels = np.asarray(to_rgb(colour), dtype=float)
+    linear = np.where(channels <= 0.04045, channels / 12.92, ((channels + 0.055) / 1.055) ** 2.4)
+    return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
+
+
+def contrast(a: Any, b: Any) -> float:
+    """WCAG 2 contrast ratio of two colours, 1 (none) to 21 (black on white)."""
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def text_colour(background: Any) -> str:
+    """``"black"`` or ``"white"``, whichever contrasts more with ``background`` (text on a
+    heat map's cell; either way at least 4.5:1, WCAG's level for small text)."""
+    return "black" if contrast("black", background) >= contrast("white", background) else "white"
 
 
 def is_count(metric: str) -> bool:
@@ -131,7 +173,7 @@ def draw_metric_vs_horizon(
     (:class:`~impactbandits.experiments.stats.Stats` grouped by policy and horizon, and
     environment if ``environment`` selects one), e.g. those the report reads from the store."""
     _bands_by_policy(ax, stats.where(environment=environment), "horizon", metric)
-    return _finish(ax, "horizon T", _LABELS.get(metric, metric), log_x)
+    return _finish(ax, "horizon T", axis_label(metric), log_x)
 
 
 def plot_metric_vs_time(
@@ -171,7 +213,7 @@ def draw_metric_vs_time(
         runs = stats.keys.groupby("policy", observed=True)["run_horizon"].transform("max")
         stats = stats.take((stats.keys["run_horizon"] == runs).to_numpy())
     _bands_by_policy(ax, stats, "time", metric)
-    return _finish(ax, "round t", _LABELS.get(metric, metric), log_x)
+    return _finish(ax, "round t", axis_label(metric), log_x)
 
 
 def plot_pulls_vs_horizon(

@@ -13,8 +13,9 @@ Student-t intervals of the mean over seeds, clipped at 0 for counts (pulls, swit
 
 The summary and the figures show statistics over seeds only, so the report never builds the
 tidy table: :func:`~impactbandits.experiments.aggregates.read_aggregates` streams the store once
-and keeps one cell's values at a time (a store of 10⁶ results: 0.4 GB peak instead of 1.8 GB,
-measured with the project's benchmarks); the numbers are those of the tidy table's route
+and keeps one cell's values at a time, beyond a budget in a temporary file (stores of 10⁶
+results: 0.23 to 0.37 GB peak, where the tidy table took 1.8 GB, measured with the project's
+benchmarks); the numbers are those of the tidy table's route
 (:func:`~impactbandits.experiments.summary.summary_table`, the ``plot_*`` functions).
 """
 
@@ -40,10 +41,11 @@ from impactbandits.experiments.figure_output import FigureOutput, save_figure
 from impactbandits.experiments.filenames import figure_stems
 from impactbandits.experiments.plots import draw_metric_vs_horizon, draw_metric_vs_time
 from impactbandits.experiments.provenance import Session, sessions_from_meta
+from impactbandits.experiments.run_files import make_dirs, write_text
 from impactbandits.experiments.spec import SpecRecord
 from impactbandits.experiments.stats import Stats
 from impactbandits.experiments.store import Store
-from impactbandits.experiments.summary import summary_from_stats, summary_table
+from impactbandits.experiments.summary import TITLES, summary_from_stats, summary_table
 from impactbandits.experiments.tidy import (
     SeedCoverage,
     Seeds,
@@ -54,6 +56,7 @@ from impactbandits.experiments.tidy import (
 
 __all__ = [
     "CPU_COUNTS",
+    "figure_caption",
     "figure_of",
     "figure_title",
     "longest_cells",
@@ -72,7 +75,9 @@ nav a{margin-right:1em}
 table{border-collapse:collapse;font-size:.9em}
 td,th{border:1px solid #ddd;padding:3px 8px;text-align:right;white-space:nowrap}
 td:first-child,td:nth-child(2),th{text-align:left}
-th{background:#f5f5f5;position:sticky;top:0}
+th{background:#f5f5f5;position:sticky;top:0;vertical-align:bottom}
+table.summary th,td.text{white-space:normal} td.text{text-align:left;min-width:7em}
+.nb{white-space:nowrap}
 tr.first td{border-top:2px solid #999}
 td.best{font-weight:600}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em} dt{color:#555}
@@ -95,21 +100,33 @@ def longest_cells(store: Store, seeds: int | None) -> set[str]:
     return {c["cell"] for c in cells if c["rounds"] == rounds[c["environment"], c["policy"]]}
 
 
-def figure_title(path: Path) -> str:
-    """A figure's human title: the ``Title`` its renderer stored in the PNG (the figure's
-    suptitle, :func:`~impactbandits.experiments.figures.save_png`), else its file name without
-    the label hash, dashes as spaces."""
+def _png_text(path: Path) -> dict[str, str]:
+    """The text chunks of a PNG (empty if it cannot be read)."""
     try:
         from PIL import Image
 
         with Image.open(path) as image:
-            title = image.info.get("Title")
-        if title:
-            return str(title)
+            return {str(k): str(v) for k, v in image.info.items() if isinstance(v, str)}
     except (OSError, ImportError):
-        pass
+        return {}
+
+
+def figure_title(path: Path) -> str:
+    """A figure's human title: the ``Title`` its renderer stored in the PNG (the figure's
+    suptitle, :func:`~impactbandits.experiments.figures.save_png`), else its file name without
+    the label hash, dashes as spaces."""
+    title = _png_text(path).get("Title")
+    if title:
+        return title
     stem = re.sub(r"--[0-9a-f]{10}$", "", path.stem)
     return stem.replace("-", " ")
+
+
+def figure_caption(path: Path) -> str | None:
+    """What a figure shows, as its renderer stored it in the PNG (``Description``, written by
+    :func:`~impactbandits.experiments.figures.save_png` for figures that are not lines with
+    bands: a heat map); ``None`` for the others, which get the report's caption of lines."""
+    return _png_text(path).get("Description") or None
 
 
 #: Environments above which the standard figures are drawn by a pool of processes.
@@ -151,7 +168,7 @@ def _standard_figures(
     run_dir: Path, aggregates: Aggregates, workers: int, output: FigureOutput
 ) -> list[tuple[str, Path]]:
     figures_dir = run_dir / "figures"
-    figures_dir.mkdir(exist_ok=True)
+    make_dirs(run_dir, "figures")  # never a link placed there (a received directory)
     table, trajectories = aggregates.horizons, aggregates.trajectories
     has_regret = bool((table.n["regret"] > 0).any())
     metric_h = "per_step_regret" if has_regret else "reward"
@@ -339,11 +356,19 @@ def _cite_section(spec: SpecRecord) -> list[str]:
     return ["<h2 id='cite'>Cite</h2>", f"<p>{lead}</p>", f"<pre>{html.escape(text)}</pre>"]
 
 
+#: Columns of the summary table that are text, not a number: they may wrap (at a space; a
+#: share of the pulls column stays whole), so that the table fits the page whatever the
+#: labels (the numbers never wrap).
+TEXT_COLUMNS = ("environment", "policy", TITLES["pulls"])
+
+
 def _summary_html(summary: pd.DataFrame) -> str:
     if summary.empty:
         return "<p>No results yet.</p>"
     esc = html.escape
     head = "".join(f"<th>{esc(str(c))}</th>" for c in summary.columns)
+    text_columns = {i for i, c in enumerate(summary.columns) if c in TEXT_COLUMNS}
+    pulls = list(summary.columns).index(TITLES["pulls"]) if TITLES["pulls"] in summary else -1
     body = []
     previous = None
     for record in summary.itertuples(index=False):
@@ -353,12 +378,16 @@ def _summary_html(summary: pd.DataFrame) -> str:
         cells = []
         for position, value in enumerate(record):
             text = "" if position == 0 and not first else esc(str(value))
-            best = first and position == 1
-            cells.append(f"<td class='best'>{text}</td>" if best else f"<td>{text}</td>")
+            if position == pulls:  # "#3 47% · #4 11% · 17 others 33%": breaks between shares
+                text = " · ".join(f"<span class='nb'>{s}</span>" for s in text.split(" · "))
+            kinds = ["best"] if first and position == 1 else []
+            kinds += ["text"] if position in text_columns else []
+            attribute = f" class='{' '.join(kinds)}'" if kinds else ""
+            cells.append(f"<td{attribute}>{text}</td>")
         body.append(f"<tr class='first'>{''.join(cells)}</tr>" if first else
                     f"<tr>{''.join(cells)}</tr>")  # fmt: skip
     return (
-        "<div class='wide'><table><thead><tr>" + head + "</tr></thead><tbody>"
+        "<div class='wide'><table class='summary'><thead><tr>" + head + "</tr></thead><tbody>"
         + "".join(body) + "</tbody></table></div>"
     )  # fmt: skip
 
@@ -385,7 +414,10 @@ def write_report(
     :func:`~impactbandits.experiments.tidy.tidy_table` (``"all"``: every stored seed); the page
     states the seeds shown and stored, and the same facts are warned
     (:class:`~impactbandits.experiments.store.StoreWarning`) as by ``tidy_table``."""
-    run_dir = Path(run_dir)
+    from impactbandits.experiments.arguments import run_dir_argument, seeds_argument
+
+    run_dir = run_dir_argument(run_dir)
+    seeds_argument(seeds)
     output = output or FigureOutput()
     workers = _figure_workers()  # a bad value is refused before anything is read or drawn
     with Store.open_existing(run_dir) as store:
@@ -434,10 +466,12 @@ def write_report(
         _summary_html(summary),
         "<h2 id='figures'>Figures</h2>",
     ]
-    caption = _caption(coverage, spec)
+    lines = _caption(coverage, spec)
     for title, path in images:
         rel = path.relative_to(run_dir) if path.is_relative_to(run_dir) else path
         links = _links(path, run_dir)
+        own = figure_caption(path)
+        caption = f"{own} Seeds: {coverage.describe()}." if own else lines
         parts.append(
             f"<figure><h3>{esc(title)}</h3><img src='{esc(rel.as_posix())}' "
             f"alt='{esc(title)}' loading='lazy'><figcaption>{esc(caption)}"
@@ -450,5 +484,5 @@ def write_report(
     parts += _cite_section(spec)
     parts.append("</body></html>")
     out = run_dir / "report.html"
-    out.write_text("\n".join(parts), encoding="utf-8")
+    write_text(out, "\n".join(parts), root=run_dir)  # replaces a link there, never follows it
     return out

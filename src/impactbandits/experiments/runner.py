@@ -31,6 +31,7 @@ import contextlib
 import heapq
 import math
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -207,9 +208,11 @@ def plan(
                 break
             i = -max(candidates)[1]
             cell, seeds = work[i]
-            trial = _pieces(cell, seeds, len(split[i]) + 1)
+            count = len(split[i]) + 1
+            trial = _pieces(cell, seeds, count)
             while len(trial) == len(split[i]):  # e.g. 30 seeds: 5 pieces of 6 = 6 pieces of 5
-                trial = _pieces(cell, seeds, len(trial) + 1)
+                count += 1  # (not len(trial) + 1: 4 seeds in 3 pieces are 2 pieces of 2)
+                trial = _pieces(cell, seeds, count)
             candidate = [*split[:i], trial, *split[i + 1 :]]
             span = makespan(candidate)
             if span >= best * (1 - 1e-9):
@@ -309,6 +312,9 @@ def run_experiment(
                     tasks = plan(cells, missing, n_workers, batch_size, dedup)
                 clock.backend, clock.workers = backend, n_workers
                 board, executor = _enter_backend(stack, backend, n_workers, scheduler)
+            notice = kernels.dispatch.numba_notice(planned_work(tasks))
+            if notice is not None:  # a large sweep on the readable loops for want of numba
+                warnings.warn(notice, kernels.dispatch.ReadableLoopsWarning, stacklevel=2)
             total = sum(t.seeds for t in tasks)
             copies = sum(len(t.copies) for t in tasks)
             simulated = total - copies

@@ -30,16 +30,19 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from impactbandits.core.random import stable_key
-from impactbandits.errors import SpecError
+from impactbandits.errors import SpecError, combined, unknown_name
+from impactbandits.params import MAX_ROUNDS
 from impactbandits.registry import (
+    check_oracle,
     format_validation_error,
     import_path,
     resolve,
     resolve_oracle,
     validate_params,
+    validation_errors,
 )
 
 __all__ = [
@@ -59,7 +62,7 @@ DEFAULT_METRICS: tuple[Metric, ...] = ("reward", "regret", "per_step_regret", "p
 #: 2: counter-based common noise (Philox4x32-10, :mod:`impactbandits.core.philox`).
 STORE_FORMAT = 2
 _RESERVED = {"kind", "label", "params", "oracle", "environments"}
-_MAX_HORIZON = 10**9
+_MAX_HORIZON = MAX_ROUNDS
 
 
 class _CarriedError(ValueError):
@@ -106,56 +109,104 @@ def component_spec(role: str, raw: Any, field: str) -> ComponentSpec:
 
 
 def _component(role: str, raw: Any, field: str) -> ComponentSpec:
+    """One entry validated: every problem it has at once (:class:`SpecErrors`, one line each)."""
     if isinstance(raw, ComponentSpec):
         return raw
     if not isinstance(raw, Mapping):
         raise SpecError(field, "must be a table with 'kind' and the component's parameters")
+    errors: list[SpecError] = []
     data = dict(raw)
     kind = data.pop("kind", None)
     if isinstance(kind, type):
         kind = import_path(kind)
     if not isinstance(kind, str) or not kind:
-        raise SpecError(
-            f"{field}.kind", f"required: the name of the {role} (see 'impactbandits list')"
+        errors.append(
+            SpecError(
+                f"{field}.kind", f"required: the name of the {role} (see 'impactbandits list')"
+            )
         )
     label = data.pop("label", None)
     nested = data.pop("params", None) or {}
     if not isinstance(nested, Mapping):
-        raise SpecError(f"{field}.params", "must be a table of parameters")
+        errors.append(SpecError(f"{field}.params", "must be a table of parameters"))
+        nested = {}
     clash = set(nested) & set(data)
     if clash:
-        raise SpecError(f"{field}.{sorted(clash)[0]}", "given both inline and under 'params'")
+        errors.append(
+            SpecError(f"{field}.{sorted(clash)[0]}", "given both inline and under 'params'")
+        )
     oracle_given = "oracle" in data
     oracle = data.pop("oracle", None)
     only = data.pop("environments", None)
     if only is not None:
         if role != "policy":
-            raise SpecError(
-                f"{field}.environments", "only policies can be restricted to environments"
+            errors.append(
+                SpecError(
+                    f"{field}.environments", "only policies can be restricted to environments"
+                )
             )
-        if isinstance(only, str) or not all(isinstance(x, str) for x in only) or not only:
-            raise SpecError(
-                f"{field}.environments", "must be a non-empty list of environment labels"
+        elif (
+            isinstance(only, str | bytes | Mapping)
+            or not isinstance(only, Sequence)
+            or not only
+            or not all(isinstance(x, str) for x in only)
+        ):
+            errors.append(
+                SpecError(f"{field}.environments", "must be a non-empty list of environment labels")
             )
-        only = tuple(only)
-    params = {**nested, **data}
-    cls = resolve(role, kind, f"{field}.kind")
-    values = validate_params(cls, params, field)
-    if role == "environment":
-        oracle = oracle if oracle_given else getattr(cls, "default_oracle", None)
-        if oracle in ("none", ""):
-            oracle = None
-        if oracle is not None:
-            if not isinstance(oracle, str):
-                raise SpecError(f"{field}.oracle", "must be an oracle name or 'none'")
-            resolve_oracle(oracle, f"{field}.oracle")
-    elif oracle_given and oracle is not None:
-        raise SpecError(f"{field}.oracle", "only environments have an oracle")
-    if label is None:
+        only = tuple(only) if isinstance(only, Sequence) else None
+    if label is None and isinstance(kind, str):
         label = kind.rpartition(":")[2]
     if not isinstance(label, str) or not label.strip():
-        raise SpecError(f"{field}.label", "must be a non-empty string")
-    return ComponentSpec(kind=kind, label=label, params=values, oracle=oracle, environments=only)
+        errors.append(SpecError(f"{field}.label", "must be a non-empty string"))
+    if role != "environment" and oracle_given and oracle is not None:
+        errors.append(SpecError(f"{field}.oracle", "only environments have an oracle"))
+    params = {**nested, **data}
+    values: dict[str, Any] = {}
+    if isinstance(kind, str) and kind:
+        try:
+            cls = resolve(role, kind, f"{field}.kind")
+        except SpecError as exc:
+            errors.append(exc)
+        else:
+            try:
+                values = validate_params(cls, params, field)
+            except SpecError as exc:
+                errors.append(exc)
+            if role == "environment":
+                oracle = _oracle(cls, kind, oracle if oracle_given else None, oracle_given, field)
+                if isinstance(oracle, SpecError):
+                    errors.append(oracle)
+    found = combined(errors)
+    if found is not None:
+        raise found
+    return ComponentSpec(
+        kind=str(kind),
+        label=str(label),
+        params=values,
+        oracle=oracle if role == "environment" else None,
+        environments=only,
+    )
+
+
+def _oracle(cls: type, kind: str, oracle: Any, given: bool, field: str) -> str | SpecError | None:
+    """The environment's oracle: the one given, else its class's default (``None``: none), or
+    the :class:`SpecError` saying why it cannot be used (not a name, unknown, for another kind
+    of environment)."""
+    if not given:
+        oracle = getattr(cls, "default_oracle", None)
+    if oracle in ("none", ""):
+        return None
+    if oracle is None:
+        return None
+    if not isinstance(oracle, str):
+        return SpecError(f"{field}.oracle", "must be an oracle name or 'none'")
+    try:
+        resolve_oracle(oracle, f"{field}.oracle")
+        check_oracle(oracle, cls, kind, f"{field}.oracle")
+    except SpecError as exc:
+        return exc
+    return oracle
 
 
 def _check_labels(key: str, components: tuple[ComponentSpec, ...]) -> None:
@@ -264,37 +315,64 @@ class ExperimentSpec(SpecRecord):
     @model_validator(mode="before")
     @classmethod
     def _parse_components(cls, data: Any) -> Any:
+        """Resolve and validate every component and the horizons, collecting every problem
+        (with those of the other fields when there are some): one :class:`SpecErrors` line
+        each, across the whole spec."""
         if not isinstance(data, Mapping):
             return data
         data = dict(data)
-        try:
-            for key in ("seeds", "seed", "checkpoints"):
-                if isinstance(data.get(key), bool):
-                    raise SpecError(key, f"must be an integer, not a boolean (got {data[key]!r})")
-            for key, role in (("environments", "environment"), ("policies", "policy")):
-                items = data.get(key)
-                if items is None:
-                    continue
-                if isinstance(items, Mapping | str | bytes):
-                    raise SpecError(key, f"must be a list of {role} tables ([[{key}]] in TOML)")
-                data[key] = tuple(
-                    _component(role, item, f"{key}[{i}]") for i, item in enumerate(items)
+        errors: list[SpecError] = []
+        for key in ("seeds", "seed", "checkpoints"):
+            if isinstance(data.get(key), bool):
+                errors.append(
+                    SpecError(key, f"must be an integer, not a boolean (got {data[key]!r})")
                 )
+        complete = True
+        for key, role in (("environments", "environment"), ("policies", "policy")):
+            items = data.get(key)
+            if items is None:
+                continue
+            if isinstance(items, Mapping | str | bytes) or not isinstance(items, Sequence):
+                errors.append(
+                    SpecError(key, f"must be a list of {role} tables ([[{key}]] in TOML)")
+                )
+                complete = False
+                continue
+            parsed = []
+            for i, item in enumerate(items):
+                try:
+                    parsed.append(_component(role, item, f"{key}[{i}]"))
+                except SpecError as exc:
+                    errors.append(exc)
+            if len(parsed) < len(items):
+                complete = False
+                continue
+            data[key] = tuple(parsed)
+            try:
                 _check_labels(key, data[key])
-            if "horizons" in data:
+            except SpecError as exc:
+                errors.append(exc)
+        if "horizons" in data:
+            try:
                 data["horizons"] = parse_horizons(data["horizons"])
-            if data.get("environments") and data.get("policies"):
-                known = {c.label for c in data["environments"]}
-                for i, policy in enumerate(data["policies"]):
-                    unknown = set(policy.environments or ()) - known
-                    if unknown:
-                        raise SpecError(
+            except SpecError as exc:
+                errors.append(exc)
+        if complete and data.get("environments") and data.get("policies"):
+            known = {c.label for c in data["environments"]}
+            for i, policy in enumerate(data["policies"]):
+                unknown = set(policy.environments or ()) - known
+                if unknown:
+                    errors.append(
+                        SpecError(
                             f"policies[{i}].environments",
-                            f"unknown environment label {sorted(unknown)[0]!r}; "
-                            f"allowed: {', '.join(sorted(known))}",
+                            unknown_name("environment label", sorted(unknown)[0], known),
                         )
-        except SpecError as exc:
-            raise _CarriedError(exc) from None
+                    )
+        if errors:
+            errors += _other_field_errors(data)
+            found = combined(errors)
+            assert found is not None
+            raise _CarriedError(found)
         return data
 
     @classmethod
@@ -309,8 +387,26 @@ class ExperimentSpec(SpecRecord):
         return spec_from_mapping(data)
 
 
+_PARSED = ("environments", "policies", "horizons")
+
+
+def _other_field_errors(data: Mapping[str, Any]) -> list[SpecError]:
+    """The problems of the spec's fields other than its components and horizons (unknown keys,
+    a bad ``seeds`` …), found by the schema with those three left out: reported together with
+    the components' problems."""
+    fields: dict[str, Any] = {name: (Any, None) for name in _PARSED}
+    partial = create_model("SpecFields", __base__=SpecRecord, **fields)
+    rest = {k: v for k, v in data.items() if k not in _PARSED}
+    try:
+        partial.model_validate(rest)
+    except ValidationError as exc:
+        return validation_errors(exc, "", ExperimentSpec)
+    return []
+
+
 def spec_from_mapping(data: Mapping[str, Any]) -> ExperimentSpec:
-    """Validate a mapping (parsed TOML or keyword arguments) into an :class:`ExperimentSpec`."""
+    """Validate a mapping (parsed TOML or keyword arguments) into an :class:`ExperimentSpec`:
+    every problem at once (a :class:`~impactbandits.errors.SpecErrors`, one line each)."""
     if not isinstance(data, Mapping):
         raise SpecError("spec", "must be a table of fields")
     try:
@@ -320,7 +416,8 @@ def spec_from_mapping(data: Mapping[str, Any]) -> ExperimentSpec:
             carried = (error.get("ctx") or {}).get("error")
             if isinstance(carried, _CarriedError):  # keep the type (UserCodeError) and details
                 raise carried.original from None
-        raise SpecError("", format_validation_error(exc, "", ExperimentSpec)) from None
+        found = combined(validation_errors(exc, "", ExperimentSpec))
+        raise (found or SpecError("spec", str(exc))) from None
 
 
 def load_spec(path: str | os.PathLike[str], **overrides: Any) -> ExperimentSpec:

@@ -7,9 +7,12 @@ bound to one experiment by :meth:`~impactbandits.experiments.spec.ExperimentSpec
 opening it with a different experiment is refused before anything is written.
 
 Integrity (:mod:`~impactbandits.experiments.store_repair`; the files themselves:
-:mod:`~impactbandits.experiments.store_files`): every row carries a checksum; reads
-verify it and raise :class:`~impactbandits.experiments.store_repair.DamagedStoreError` (one
-line) on a damaged store, and :meth:`Store.create` (a run) checks the file and every row first:
+:mod:`~impactbandits.experiments.store_files`): every row carries a checksum — of the
+results, and of the cell table and the metadata the numbers are read under
+(:mod:`~impactbandits.experiments.store_facts`, which also finds a (cell, seed) stored twice);
+reads verify them and raise
+:class:`~impactbandits.experiments.store_repair.DamagedStoreError` (one line) on a damaged
+store, and :meth:`Store.create` (a run) checks the file and every row first:
 a damaged store is copied aside (``results.sqlite.damaged-<time>``) and rebuilt from its intact
 rows, so the run recomputes only what was lost (a file cut short too: from the rows on the pages
 that are left). A full disk raises :class:`DiskFullError`; the transaction in progress is rolled
@@ -28,6 +31,7 @@ opened are in :mod:`~impactbandits.experiments.store_dir` (:data:`STORE_FILE`,
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -43,7 +47,17 @@ from impactbandits.experiments.store_dir import (
     _check_cells,
     _is_blank,
     check_run_dir,
+    check_store_files,
     store_name,
+)
+from impactbandits.experiments.store_facts import (
+    add_checksum_columns,
+    cell_rows,
+    cells_differ,
+    fill_checksums,
+    has_column,
+    meta_ok,
+    put_meta,
 )
 from impactbandits.experiments.store_files import (
     DiskFullError,
@@ -60,14 +74,12 @@ from impactbandits.experiments.store_files import (
     unreadable_store_error,
 )
 from impactbandits.experiments.store_queries import StoreQueries
+from impactbandits.experiments.store_rebuild import rebuild, rewrite_json_rows
 from impactbandits.experiments.store_repair import (
     DamagedStoreError,
     Scan,
     StoreWarning,
     has_checksums,
-    meta_value,
-    rebuild,
-    rewrite_json_rows,
     row_checksum,
     scan,
 )
@@ -85,7 +97,7 @@ __all__ = [
 ]
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL, crc INTEGER);
 CREATE TABLE IF NOT EXISTS cells (
     cell TEXT PRIMARY KEY,
     position INTEGER NOT NULL,
@@ -96,7 +108,8 @@ CREATE TABLE IF NOT EXISTS cells (
     grid TEXT NOT NULL,
     n_arms INTEGER NOT NULL,
     env_spec TEXT NOT NULL,
-    policy_spec TEXT NOT NULL
+    policy_spec TEXT NOT NULL,
+    crc INTEGER
 );
 CREATE TABLE IF NOT EXISTS results (
     cell TEXT NOT NULL,
@@ -155,15 +168,13 @@ class Store(StoreQueries):
         is kept and it is rebuilt from its intact rows (a :class:`StoreWarning` says so)."""
         run_dir = Path(run_dir)
         check_run_dir(run_dir)
+        check_store_files(run_dir, "output")
         db_path = run_dir / STORE_FILE
         if db_path.exists() and _is_blank(db_path):
             remove_database(db_path)  # a run killed before writing the schema: start afresh
         if db_path.exists():
             store = cls._open(run_dir, write=True)
-            try:
-                stored_key = meta_value(store._db, "store_key")
-            except sqlite3.DatabaseError:
-                stored_key = None  # lost: the cells of the surviving rows are checked instead
+            stored_key = store._stored_key()  # None if lost: the cells of the rows are checked
             if stored_key is not None and stored_key != spec.store_key():
                 store.close()
                 if stored_key == spec.store_key(version=1):
@@ -186,10 +197,12 @@ class Store(StoreQueries):
                     found = scan(store._db, len(cells) * spec.seeds, store._cut)
                     if stored_key is None:
                         _check_cells(db_path, found, cells)
+                    found = store._compare_cells(found, cells)
                     if found.is_damaged:
                         store = store._rebuild(spec, cells, found)
                     store._add_checksum_column()
                     store._write_spec(spec)
+                    fill_checksums(store._db)  # an older store's rows, now known to be right
             except BaseException:
                 store.close()
                 raise
@@ -221,26 +234,10 @@ class Store(StoreQueries):
             db.executescript(_SCHEMA)
             with store._transaction():
                 db.executemany(
-                    "INSERT OR IGNORE INTO cells VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    [
-                        (
-                            c.key,
-                            i,
-                            c.environment.label,
-                            c.policy.label,
-                            c.horizon,
-                            c.rounds,
-                            json.dumps(list(c.grid)),
-                            c.n_arms,
-                            json.dumps(c.environment.model_dump(mode="json")),
-                            json.dumps(c.policy.model_dump(mode="json")),
-                        )
-                        for i, c in enumerate(cells)
-                    ],
+                    "INSERT OR IGNORE INTO cells VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    cell_rows(cells),
                 )
-                db.execute(
-                    "INSERT OR REPLACE INTO meta VALUES ('store_key', ?)", (spec.store_key(),)
-                )
+                put_meta(db, "store_key", spec.store_key())
                 store._write_spec(spec)
         except BaseException:
             db.close()
@@ -258,6 +255,7 @@ class Store(StoreQueries):
     def _open(cls, run_dir: Path, write: bool) -> Store:
         db_path = run_dir / STORE_FILE
         field = "output" if write else "run_dir"
+        check_store_files(run_dir, field)  # never read or written through a link
         if not db_path.is_file():
             raise StoreError(
                 f"{field}: {str(run_dir)!r} has no {STORE_FILE}; run an experiment there first"
@@ -320,9 +318,41 @@ class Store(StoreQueries):
 
     # -- integrity -------------------------------------------------------------------------------
     def _add_checksum_column(self) -> None:
-        """Stores made before checksums get the column (``NULL``: not verified)."""
+        """Stores made before checksums get the column (``NULL``: not verified): the results
+        table, and the ``meta`` and ``cells`` tables
+        (:mod:`~impactbandits.experiments.store_facts`)."""
         if not has_checksums(self._db):
             self._writer().execute("ALTER TABLE results ADD COLUMN crc INTEGER")
+        add_checksum_columns(self._writer())
+
+    def _stored_key(self) -> str | None:
+        """The stored store key; ``None`` if it cannot be read, is not text or fails its
+        checksum (lost)."""
+        crc = "crc" if has_column(self._db, "meta", "crc") else "NULL"
+        try:
+            rows = self._db.execute(
+                f"SELECT value, {crc} FROM meta WHERE key = 'store_key'"
+            ).fetchall()
+        except sqlite3.DatabaseError:
+            return None
+        if len(rows) != 1 or not isinstance(rows[0][0], str):
+            return None
+        return rows[0][0] if meta_ok("store_key", *rows[0]) else None
+
+    def _compare_cells(self, found: Scan, cells: list[Cell]) -> Scan:
+        """``found``, with the cell table marked damaged if it is readable and differs from
+        the spec's cells in what a number is read under (the store key matched, so they must
+        be equal: a relabelled policy in a store without checksums)."""
+        if found.is_damaged:
+            return found  # rebuilt from the spec's cells anyway
+        try:
+            differ = cells_differ(self._db, cell_rows(cells))
+        except sqlite3.DatabaseError:
+            return found
+        if not differ:
+            return found
+        phrase = "its cell table differs from the spec's cells"
+        return dataclasses.replace(found, facts=(*found.facts, phrase))
 
     def _rebuild(self, spec: ExperimentSpec, cells: list[Cell], found: Scan) -> Store:
         """Keep a copy of this damaged store, replace it with a new one holding its intact rows
@@ -357,20 +387,22 @@ class Store(StoreQueries):
         return _Tx()
 
     def _write_spec(self, spec: ExperimentSpec) -> None:
-        self._writer().execute(
-            "INSERT OR REPLACE INTO meta VALUES ('spec', ?)", (json.dumps(spec.to_dict()),)
-        )
+        put_meta(self._writer(), "spec", json.dumps(spec.to_dict()))
 
     def append_session(self, session: dict[str, Any]) -> None:
         """Add one runner session (:class:`~impactbandits.experiments.provenance.Session` as
-        JSON) to the ``"sessions"`` list in ``meta``."""
+        JSON) to the ``"sessions"`` list in ``meta``. A damaged list raises
+        :class:`DamagedStoreError` (it is kept as it is)."""
         self._writer()
         raw = self.meta("sessions")
-        sessions = json.loads(raw) if raw else []
+        try:
+            sessions = json.loads(raw) if raw else []
+        except ValueError:
+            sessions = None
+        if not isinstance(sessions, list):
+            raise self._damaged()
         sessions.append(session)
-        self._db.execute(
-            "INSERT OR REPLACE INTO meta VALUES ('sessions', ?)", (json.dumps(sessions),)
-        )
+        put_meta(self._db, "sessions", json.dumps(sessions))
 
     # -- results ---------------------------------------------------------------------------------
     def add(self, records: Iterable[Record]) -> int:

@@ -1,10 +1,11 @@
 """The run directory of a results store, and what is checked there before the store is opened.
 
 A run directory holds its store in :data:`STORE_FILE`. :func:`check_run_dir` refuses a path
-that cannot hold a run; ``Store.create`` (:mod:`impactbandits.experiments.store`) removes a
-blank store (:func:`_is_blank`: a run killed before it wrote the schema), names the
-experiment of a foreign store (:func:`store_name`) and refuses to rebuild a damaged store whose
-key is lost if it names cells of another experiment (:func:`_check_cells`). Moved unchanged from
+that cannot hold a run and :func:`check_store_files` a store file that is a link;
+``Store.create`` (:mod:`impactbandits.experiments.store`) removes a blank store
+(:func:`_is_blank`: a run killed before it wrote the schema), names the experiment of a foreign
+store (:func:`store_name`) and refuses to rebuild a damaged store whose key is lost if it names
+cells of another experiment (:func:`_check_cells`). Moved from
 ``impactbandits.experiments.store``, which re-exports the public names.
 """
 
@@ -17,14 +18,16 @@ from pathlib import Path
 
 from impactbandits.errors import StoreError
 from impactbandits.experiments.cells import Cell
+from impactbandits.experiments.run_files import refuse_link
 from impactbandits.experiments.store_files import (
+    database_files,
     first_page_lost,
     open_read_only,
     remove_reader_files,
 )
 from impactbandits.experiments.store_repair import Scan
 
-__all__ = ["STORE_FILE", "check_run_dir", "store_name"]
+__all__ = ["STORE_FILE", "check_run_dir", "check_store_files", "store_name"]
 
 STORE_FILE = "results.sqlite"
 
@@ -38,6 +41,15 @@ def check_run_dir(path: Path, field: str = "output") -> None:
             if not parent.is_dir():
                 raise StoreError(f"{field}: {str(parent)!r} is a file; give a directory")
             break
+
+
+def check_store_files(run_dir: Path, field: str) -> None:
+    """Refuse a store file (or its ``-wal``, ``-shm`` or ``-journal``) that is a link: SQLite
+    would read and write the file it points to, outside the run directory (a received
+    directory may hold such a link). One line naming ``field`` and the link."""
+    db_path = run_dir / STORE_FILE
+    for path in (*database_files(db_path), db_path.with_name(db_path.name + "-journal")):
+        refuse_link(path, field)
 
 
 def store_name(run_dir: Path) -> str:

@@ -5,7 +5,11 @@ the file (read-only for export and report, writable for a run) and writes to it;
 only reads. Reads verify what they return: a row that fails its checksum or cannot be decoded,
 or a store SQLite finds damaged, raises
 :class:`~impactbandits.experiments.store_repair.DamagedStoreError` (one line, with the count of
-damaged results). Moved unchanged from ``impactbandits.experiments.store``.
+damaged results). So does a damaged fact the numbers are read under
+(:mod:`~impactbandits.experiments.store_facts`): a ``meta`` row is verified as it is read
+(:meth:`StoreQueries.meta`), and the cell table, the run history and the uniqueness of every
+(cell, seed) before the cells are first returned (:meth:`StoreQueries.cells`) and by
+:meth:`StoreQueries.check`.
 """
 
 from __future__ import annotations
@@ -16,10 +20,13 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from impactbandits.errors import SpecError, StoreError
 from impactbandits.experiments.payload import decode, decode_json
 from impactbandits.experiments.spec import SpecRecord, spec_record
 from impactbandits.experiments.store_dir import STORE_FILE
+from impactbandits.experiments.store_facts import check_facts, has_column, meta_ok
 from impactbandits.experiments.store_repair import (
     DamagedStoreError,
     has_checksums,
@@ -39,6 +46,7 @@ class StoreQueries:
     path: Path
     _db: sqlite3.Connection
     _cut: tuple[int, int] | None  # cut_short() of the file, if SQLite refused it as malformed
+    _facts_checked: bool = False  # check_facts() passed on this connection
 
     @property
     def file(self) -> Path:
@@ -47,9 +55,27 @@ class StoreQueries:
     # -- integrity -------------------------------------------------------------------------------
     def check(self) -> None:
         """Raise :class:`DamagedStoreError` if ``PRAGMA quick_check`` finds the file damaged,
-        or the file is cut short (shorter than its header says)."""
+        the file is cut short (shorter than its header says) or a fact the numbers are read
+        under is damaged (:meth:`check_facts`)."""
         if quick_check(self._db) is not None or self._cut is not None:
             raise self._damaged()
+        self.check_facts()
+
+    def check_facts(self) -> None:
+        """Raise :class:`DamagedStoreError` if the cell table, the metadata or the run history
+        fails its checks or a (cell, seed) is stored twice
+        (:func:`~impactbandits.experiments.store_facts.check_facts`: the small tables and the
+        index list; the results only where their primary key is lost). Checked once per
+        opened store."""
+        if self._facts_checked:
+            return
+        try:
+            wrong = check_facts(self._db).wrong
+        except sqlite3.DatabaseError:
+            wrong = True
+        if wrong:
+            raise self._damaged()
+        self._facts_checked = True
 
     def _damaged(self) -> DamagedStoreError:
         """The error for a damaged store, with the count of damaged results (a full scan)."""
@@ -57,11 +83,19 @@ class StoreQueries:
 
     # -- metadata --------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
+        """The ``meta`` value of ``key`` (``None``: not stored), verified against its checksum
+        (stores written before: not verified); a damaged or repeated one raises
+        :class:`DamagedStoreError`."""
         try:
-            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            crc = "crc" if has_column(self._db, "meta", "crc") else "NULL"
+            rows = self._db.execute(
+                f"SELECT value, {crc} FROM meta WHERE key = ?", (key,)
+            ).fetchall()
         except sqlite3.DatabaseError:
             raise self._damaged() from None
-        return None if row is None else str(row[0])
+        if len(rows) > 1 or (rows and not meta_ok(key, *rows[0])):
+            raise self._damaged()
+        return str(rows[0][0]) if rows else None
 
     def spec(self) -> SpecRecord:
         """The stored spec, read as data (:class:`~impactbandits.experiments.spec.SpecRecord`):
@@ -87,6 +121,9 @@ class StoreQueries:
             raise self._damaged() from None
 
     def cells(self) -> list[dict[str, Any]]:
+        """The cell table in position order, once its facts are checked
+        (:meth:`check_facts`)."""
+        self.check_facts()
         try:
             cursor = self._db.execute(
                 "SELECT cell, environment, policy, horizon, rounds, grid, n_arms, env_spec, "
@@ -122,6 +159,23 @@ class StoreQueries:
         except sqlite3.DatabaseError:
             raise self._damaged() from None
         return found
+
+    def seed_sets(self) -> dict[str, np.ndarray]:
+        """Per cell of the cell table: its distinct stored seeds, sorted (``int64``). A
+        compact :meth:`finished` (8 bytes a result, not a Python tuple): what
+        :func:`~impactbandits.experiments.tidy.store_coverage` counts."""
+        try:
+            keys = [str(c) for (c,) in self._db.execute("SELECT cell FROM cells ORDER BY position")]
+            out = {}
+            for key in keys:
+                cursor = self._db.execute(
+                    "SELECT seed FROM results WHERE cell = ? ORDER BY seed", (key,)
+                )
+                seeds = np.fromiter((seed for (seed,) in cursor), dtype=np.int64)
+                out[key] = np.unique(seeds)  # a results table without its key may repeat one
+            return out
+        except sqlite3.DatabaseError:
+            raise self._damaged() from None
 
     def results(
         self, seeds: int | None = None, cells: Collection[str] | None = None

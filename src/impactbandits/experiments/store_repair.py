@@ -1,5 +1,5 @@
-"""Integrity of the results store: per-row checksums, damage scans, copies of damaged files
-and rebuilds from the intact rows.
+"""Integrity of the results store: per-row checksums and damage scans (copies of damaged files
+and rebuilds from the intact rows: :mod:`~impactbandits.experiments.store_rebuild`).
 
 Every result row written since checksums were introduced carries ``crc``, the CRC32 of its key
 and payload (:func:`row_checksum`: the bytes of a binary payload, see
@@ -7,7 +7,9 @@ and payload (:func:`row_checksum`: the bytes of a binary payload, see
 stores have ``crc = NULL`` (not verified: only checked to be valid JSON). :func:`scan` finds
 what can be trusted in a store: it runs ``PRAGMA quick_check`` for the file's structure, then
 reads every row, and where the file is damaged (a page that raises ``sqlite3.DatabaseError``)
-it reads row by row, so one broken page costs only the rows on it. The store
+it reads row by row, so one broken page costs only the rows on it; it checks the facts the
+numbers are read under too (:mod:`~impactbandits.experiments.store_facts`: the cell table, the
+metadata, repeated rows). The store
 (:mod:`impactbandits.experiments.store`) uses the scan to refuse exports of damaged stores and
 to rebuild them before a run.
 
@@ -20,44 +22,28 @@ seeds of the stored spec bound the search.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sqlite3
-import time
-import warnings
 import zlib
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from impactbandits.errors import StoreError
-from impactbandits.experiments.payload import decode, decode_json, encode
-from impactbandits.experiments.store_files import (
-    database_files,
-    disk_full_as_error,
-    first_line,
-    remove_database,
-)
+from impactbandits.experiments.payload import decode, decode_json
+from impactbandits.experiments.store_facts import Facts, check_facts, drop_repeats
+from impactbandits.experiments.store_files import first_line
 
 __all__ = [
     "DamagedStoreError",
     "Scan",
     "StoreWarning",
-    "copy_rows",
     "has_checksums",
-    "keep_copy",
     "meta_value",
     "quick_check",
-    "rebuild",
-    "rewrite_json_rows",
     "row_checksum",
     "scan",
     "verified_payload",
 ]
-
-#: Rows copied per transaction when a store is rebuilt.
-_COPY_BATCH = 500
 
 
 def row_checksum(cell: str, seed: int, payload: str | bytes) -> int:
@@ -104,10 +90,19 @@ class Scan:
     (:func:`~impactbandits.experiments.store_files.cut_short`)."""
     cell_keys: frozenset[str] = frozenset()
     """Cell keys of the intact rows and of the readable rows of the cell table."""
+    facts: tuple[str, ...] = ()
+    """Damaged facts the numbers are read under
+    (:func:`~impactbandits.experiments.store_facts.check_facts`): "its spec fails its
+    checksum", …"""
+    repeated: int = 0
+    """Intact result rows that repeat an earlier row's (cell, seed) and payload (not in
+    :attr:`good`)."""
+    keyless: tuple[str, ...] = ()
+    """Tables that lost their primary key (a run rebuilds them)."""
 
     @property
     def rows(self) -> int:
-        return len(self.good) + self.damaged
+        return len(self.good) + self.damaged + self.repeated
 
     @property
     def is_damaged(self) -> bool:
@@ -115,6 +110,9 @@ class Scan:
             self.damaged
             or self.unsure
             or self.lost
+            or self.facts
+            or self.repeated
+            or self.keyless
             or self.cut is not None
             or self.file_problem is not None
         )
@@ -130,6 +128,12 @@ class Scan:
         if self.lost:
             verb = "is" if len(self.lost) == 1 else "are"
             parts.append(f"its {_join(self.lost)} {verb} lost")
+        parts.extend(self.facts)
+        if self.repeated:
+            parts.append(f"{self.repeated} stored results repeat an earlier one")
+        if self.keyless:
+            tables = f"{_join(self.keyless)} table" + ("s" if len(self.keyless) > 1 else "")
+            parts.append(f"its {tables} lost the primary key")
         if self.unsure:
             readable = f"{len(self.good)} stored results" if self.good else "no stored result"
             parts.append(f"{readable} can be read, up to {self.damaged + self.unsure} are lost")
@@ -328,155 +332,49 @@ def scan(
     except sqlite3.DatabaseError as exc:  # the schema itself is unreadable
         return Scan((), 0, problem or first_line(str(exc)), cut=cut)
     lost, cells, stored = _parts(db)
+    try:
+        facts = check_facts(db)
+    except sqlite3.DatabaseError:
+        facts = Facts()  # what cannot be read is in ``lost``, or the file's problem
+    unsure = 0
+    good: list[int] = []
+    damaged = 0
     if problem is None:
         try:
-            good: list[int] = []
-            damaged = 0
             for row in db.execute(query):
                 if _row_ok(row):
                     good.append(int(row[0]))
                     cells.add(row[1])
                 else:
                     damaged += 1
-            return Scan(tuple(good), damaged, None, 0, lost, cut, frozenset(cells))
         except sqlite3.DatabaseError as exc:
             problem = first_line(str(exc))
-    bound = max(expected or 0, stored or 0) or None
-    good, damaged, unsure, found = _row_by_row(db, query, bound)
-    return Scan(tuple(good), damaged, problem, unsure, lost, cut, frozenset(cells | found))
-
-
-def keep_copy(db_path: Path) -> Path:
-    """Copy a damaged store (and its WAL) to ``results.sqlite.damaged-<timestamp>``."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = db_path.with_name(f"{db_path.name}.damaged-{stamp}")
-    number = 1
-    while target.exists():
-        number += 1
-        target = db_path.with_name(f"{db_path.name}.damaged-{stamp}-{number}")
-    try:
-        for source, copy in zip(database_files(db_path), database_files(target), strict=True):
-            if source.name.endswith("-shm") or not source.exists():
-                continue  # the shared-memory index is rebuilt from the WAL
-            if source.name.endswith("-wal") and source.stat().st_size == 0:
-                continue
-            shutil.copyfile(source, copy)
-    except BaseException:
-        remove_database(target)
-        raise
-    return target
-
-
-def copy_rows(
-    source: sqlite3.Connection, target: sqlite3.Connection, rowids: Iterable[int]
-) -> None:
-    """Copy the result rows ``rowids`` of ``source`` into ``target`` (both open stores), with
-    their checksums (``NULL`` stays ``NULL``: not verified)."""
-    crc = "crc" if has_checksums(source) else "NULL"
-    query = f"SELECT cell, seed, payload, seconds, {crc} FROM results WHERE rowid = ?"
-    batch: list[tuple[Any, ...]] = []
-
-    def flush() -> None:
-        target.execute("BEGIN IMMEDIATE")
-        try:
-            target.executemany(
-                "INSERT OR IGNORE INTO results (cell, seed, payload, seconds, crc) "
-                "VALUES (?,?,?,?,?)",
-                batch,
-            )
-        except BaseException:
-            if target.in_transaction:
-                target.execute("ROLLBACK")
-            raise
-        target.execute("COMMIT")
-        batch.clear()
-
-    for rowid in rowids:
-        batch.append(source.execute(query, (rowid,)).fetchone())
-        if len(batch) >= _COPY_BATCH:
-            flush()
-    if batch:
-        flush()
-
-
-def rewrite_json_rows(db: sqlite3.Connection, batch: int = _COPY_BATCH) -> int:
-    """Rewrite every JSON payload of ``db`` (a store with the ``crc`` column) as a binary blob
-    with its checksum, ``batch`` rows per transaction; returns the rows rewritten. Raises
-    :class:`ValueError` at a row that fails its checksum or cannot be decoded."""
-    done = last = 0
-    while True:
-        rows = db.execute(
-            "SELECT rowid, cell, seed, payload, crc FROM results "
-            "WHERE rowid > ? AND typeof(payload) = 'text' ORDER BY rowid LIMIT ?",
-            (last, batch),
-        ).fetchall()
-        if not rows:
-            return done
-        last = rows[-1][0]
-        updates = []
-        for rowid, cell, seed, text, checksum in rows:
-            value = verified_payload(cell, seed, text, checksum)
-            if value is None:
-                raise ValueError(f"result ({cell}, {seed}) is damaged")
-            blob = encode(value)
-            updates.append((blob, row_checksum(cell, seed, blob), rowid))
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.executemany("UPDATE results SET payload = ?, crc = ? WHERE rowid = ?", updates)
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
-        done += len(updates)
-
-
-def _copy_sessions(source: sqlite3.Connection, target: sqlite3.Connection) -> None:
-    """Copy the run history (``meta`` ``"sessions"``, a JSON list) if it can be read."""
-    try:
-        raw = meta_value(source, "sessions")
-        sessions = json.loads(raw) if isinstance(raw, str) else None
-    except (sqlite3.DatabaseError, ValueError):
-        return
-    if isinstance(sessions, list):
-        target.execute("INSERT OR REPLACE INTO meta VALUES ('sessions', ?)", (raw,))
-
-
-def rebuild(
-    damaged: sqlite3.Connection,
-    db_path: Path,
-    initialize: Callable[[Path], sqlite3.Connection],
-    found: Scan,
-) -> Path:
-    """Replace the damaged store at ``db_path`` (open as ``damaged``, which is closed) with a
-    new one holding its intact rows ``found.good`` and its run history (if readable);
-    ``initialize(path)`` makes an empty store for this experiment (cells and metadata from the
-    current spec). A copy of the damaged file is kept (its path is returned) and a
-    :class:`StoreWarning` says what happened. Nothing is replaced if this fails."""
-    with disk_full_as_error(f"keeping a copy of the damaged store {str(db_path)!r}"):
-        copy = keep_copy(db_path)
-    fresh_path = db_path.with_name(db_path.name + ".rebuild")
-    remove_database(fresh_path)
-    try:
-        fresh = initialize(fresh_path)
-        try:
-            _copy_sessions(damaged, fresh)
-            copy_rows(damaged, fresh, found.good)
-        finally:
-            fresh.close()
-    except BaseException:
-        remove_database(fresh_path)
-        raise
-    damaged.close()
-    # the damaged file's WAL is in the copy; it must not be replayed into the new file
-    for suffix in ("-wal", "-shm"):
-        db_path.with_name(db_path.name + suffix).unlink(missing_ok=True)
-    os.replace(fresh_path, db_path)
-    lost = "; the lost ones are recomputed" if found.damaged or found.unsure else ""
-    warnings.warn(
-        f"{db_path} was damaged ({found.describe()}); kept a copy as {copy.name} and "
-        f"rebuilt it from the {len(found.good)} intact results{lost}",
-        StoreWarning,
-        stacklevel=4,
+    if problem is not None:
+        bound = max(expected or 0, stored or 0) or None
+        good, damaged, unsure, found = _row_by_row(db, query, bound)
+        cells |= found
+    kept, repeated, conflicting, phrase = tuple(good), 0, 0, None
+    if "results" in facts.keyless:
+        kept, repeated, conflicting, phrase = drop_repeats(
+            db, good, lambda r: _intact(db, query, r)
+        )
+    return Scan(
+        kept,
+        damaged + conflicting,
+        problem,
+        unsure,
+        lost,
+        cut,
+        frozenset(cells),
+        facts.problems + ((phrase,) if phrase else ()),
+        repeated,
+        facts.keyless,
     )
-    return copy
+
+
+def _intact(db: sqlite3.Connection, query: str, rowid: int) -> bool:
+    try:
+        row = db.execute(f"{query} WHERE rowid = ?", (rowid,)).fetchone()
+    except sqlite3.DatabaseError:
+        return False
+    return row is not None and _row_ok(row)

@@ -63,25 +63,25 @@ runner's bit for bit. A bare environment (``BanditEnv(env, key=k)``) draws
 ``EnvironmentRandom(s, k, [r])``, which is what :func:`~impactbandits.core.simulate.simulate`
 draws when given those sources.
 
-**Gymnasium ids.** Every registered environment kind has the id ``impactbandits/<kind>-v0``,
-whose keyword arguments are :func:`make`'s. Name it with the module
-:mod:`impactbandits.gym.registered` in Gymnasium's ``"module:id"`` form, and
-:func:`gymnasium.make` imports that module, which registers the ids, before looking the id up:
-no call needed::
+**Gymnasium ids.** Importing this package registers every environment kind with Gymnasium as
+``impactbandits/<kind>-v0`` (:func:`register_envs`), as Gymnasium's plug-in packages do
+(``import ale_py; gymnasium.register_envs(ale_py)``); the id's keyword arguments are
+:func:`make`'s::
 
     import gymnasium
+    import impactbandits.gym
 
+    gymnasium.register_envs(impactbandits.gym)  # a no-op: tells linters the import is used
     env = gymnasium.make(
-        "impactbandits.gym.registered:impactbandits/single-peaked-v0",
-        instance=1, noise="gaussian", sigma=0.05, horizon=1000,
+        "impactbandits/single-peaked-v0", instance=1, noise="gaussian", sigma=0.05, horizon=1000
     )
 
-(or call :func:`register_envs` once, then ``gymnasium.make("impactbandits/<kind>-v0", ...)``).
-Why not registered on install: Gymnasium 1.x has no plugin entry points (the ``gymnasium.envs``
-entry-point group that Gymnasium 0.x loaded was removed in 1.0); the ``"module:id"`` form, as in
-``gymnasium.make("ale_py:ALE/Pong-v5")``, is its replacement. And the library has no
-import-time side effects: importing :mod:`impactbandits` or this package registers nothing;
-only importing :mod:`impactbandits.gym.registered` does.
+Gymnasium's ``"module:id"`` form imports the package itself:
+``gymnasium.make("impactbandits.gym:impactbandits/single-peaked-v0", ...)``. Importing
+:mod:`impactbandits` alone registers nothing. An environment from :func:`make` carries its
+``spec`` (id ``impactbandits/<kind>-v0`` and the keyword arguments it was made with), as one
+from :func:`gymnasium.make` does: ``env.spec.make()`` builds it again, and Gymnasium's
+``check_env`` can test it fully.
 """
 
 # examples/gym_policy.py (run by tests/test_gym.py) checks that a library policy played through
@@ -112,3 +112,5 @@ __all__ = [
     "project_to_simplex",
     "register_envs",
 ]
+
+register_envs()  # the ids, as the module docstring says

@@ -11,12 +11,14 @@ from typing import Any, SupportsFloat
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.envs.registration import EnvSpec
 
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.spaces import ActionSpace, Discrete, Simplex
 from impactbandits.errors import SpecError
 from impactbandits.experiments.spec import ComponentSpec
+from impactbandits.gym.registration import ENTRY_POINT, ENV_ID
 from impactbandits.gym.simplex import SimplexBox, project_to_simplex
 
 __all__ = ["MAX_HORIZON", "OBSERVATION_BOUND", "BanditEnv", "environment_component", "make"]
@@ -379,9 +381,29 @@ def make(
     (:class:`~impactbandits.errors.SpecError` naming the field) and seeded the same way
     (:meth:`BanditEnv.from_spec`). ``oracle`` and a nested ``params`` table are accepted as in
     a spec; an environment parameter named like an argument of this function (the IMAB
-    ``horizon``) goes under ``params={...}``."""
+    ``horizon``) goes under ``params={...}``.
+
+    The environment's ``spec`` is set as :func:`gymnasium.make` sets it: the id
+    ``impactbandits/<kind>-v0`` (:data:`~impactbandits.gym.registration.ENV_ID`), this function
+    as the entry point and the keyword arguments given here, so ``env.spec.make()`` builds the
+    same environment again."""
     if not isinstance(kind, str) or not kind:
         raise SpecError("environment.kind", f"must be an environment name, got {kind!r}")
-    return BanditEnv.from_spec(
+    env = BanditEnv.from_spec(
         {"kind": kind, **table}, horizon=horizon, project_actions=project_actions
     )
+    given = {
+        "kind": kind,
+        **({} if horizon is None else {"horizon": horizon}),
+        **({"project_actions": True} if project_actions else {}),
+        **table,
+    }
+    env.spec = EnvSpec(
+        id=ENV_ID.format(kind=kind),
+        entry_point=ENTRY_POINT,
+        kwargs=copy.deepcopy(given),
+        # what this function returns: the environment itself, no wrapper
+        order_enforce=False,
+        disable_env_checker=True,
+    )
+    return env

@@ -1,16 +1,20 @@
-"""Gymnasium ids for the library's environments, registered on request (never at import).
+"""Gymnasium ids for the library's environments: ``impactbandits/<kind>-v0``.
 
-Two ways to use them, both without touching Gymnasium's registry at import of
-:mod:`impactbandits` or :mod:`impactbandits.gym` (the library has no import-time side effects):
+Importing :mod:`impactbandits.gym` registers them all (it calls :func:`register_envs`), as
+Gymnasium's plug-in packages do::
 
-* name the module :mod:`impactbandits.gym.registered` in Gymnasium's ``"module:id"`` form,
-  ``gymnasium.make("impactbandits.gym.registered:impactbandits/single-peaked-v0", instance=1)``:
-  :func:`gymnasium.make` imports that module, whose import calls :func:`register_envs`;
-* or call :func:`register_envs` yourself, then ``gymnasium.make("impactbandits/<kind>-v0", ...)``.
+    import gymnasium
+    import impactbandits.gym
 
-Nothing is registered on install: Gymnasium 1.x has no plugin entry points (the
-``gymnasium.envs`` entry-point group that Gymnasium 0.x loaded was removed in 1.0); the
-``"module:id"`` form, as in ``gymnasium.make("ale_py:ALE/Pong-v5")``, is its replacement.
+    gymnasium.register_envs(impactbandits.gym)  # a no-op: tells linters the import is used
+    env = gymnasium.make("impactbandits/single-peaked-v0", instance=1)
+
+Gymnasium's ``"module:id"`` form does the import itself:
+``gymnasium.make("impactbandits.gym:impactbandits/single-peaked-v0", instance=1)``. Importing
+:mod:`impactbandits` alone registers nothing (Gymnasium is an optional dependency, and the
+library's own import has no side effects). Nothing is registered on install: Gymnasium 1.x has
+no plug-in entry points (the ``gymnasium.envs`` entry-point group of Gymnasium 0.x was removed
+in 1.0).
 """
 
 from __future__ import annotations
@@ -19,19 +23,21 @@ from collections.abc import Iterable
 
 import gymnasium
 
-__all__ = ["ENV_ID", "register_envs"]
+__all__ = ["ENTRY_POINT", "ENV_ID", "register_envs"]
 
 #: The Gymnasium id of a registered environment kind.
 ENV_ID = "impactbandits/{kind}-v0"
+#: What Gymnasium calls to build one: :func:`impactbandits.gym.make`, with ``kind`` among the
+#: keyword arguments.
+ENTRY_POINT = "impactbandits.gym.env:make"
 
 
 def register_envs(kinds: Iterable[str] | None = None) -> list[str]:
     """Register ``impactbandits/<kind>-v0`` with Gymnasium for every registered environment
-    kind (or only ``kinds``) and return the ids. Idempotent. The id's keyword arguments are
+    kind (or only ``kinds``) and return the ids. Idempotent; importing :mod:`impactbandits.gym`
+    has already called it for every kind. The id's keyword arguments are
     :func:`~impactbandits.gym.env.make`'s: ``gymnasium.make("impactbandits/bernoulli-v0",
-    means=[0.2, 0.8], horizon=100)``. Importing :mod:`impactbandits.gym.registered` calls it,
-    which is what ``gymnasium.make("impactbandits.gym.registered:impactbandits/<kind>-v0",
-    ...)`` relies on."""
+    means=[0.2, 0.8], horizon=100)``."""
     from impactbandits.errors import SpecError
     from impactbandits.registry import ENVIRONMENTS
 
@@ -44,8 +50,6 @@ def register_envs(kinds: Iterable[str] | None = None) -> list[str]:
     for kind in chosen:
         env_id = ENV_ID.format(kind=kind)
         if env_id not in gymnasium.registry:
-            gymnasium.register(
-                id=env_id, entry_point="impactbandits.gym.env:make", kwargs={"kind": kind}
-            )
+            gymnasium.register(id=env_id, entry_point=ENTRY_POINT, kwargs={"kind": kind})
         ids.append(env_id)
     return ids

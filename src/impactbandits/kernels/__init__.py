@@ -1,4 +1,6 @@
-"""The compiled round loops (optional: ``pip install impactbandits[fast]``, which brings numba).
+"""The compiled round loops (numba, a dependency of the package; without it every run takes the
+readable loop, and a large sweep says so on stderr:
+:func:`~impactbandits.kernels.dispatch.numba_notice`).
 
 :func:`simulate` runs a simulation on the compiled loop when it can, else on the readable loop
 (:func:`impactbandits.core.simulate.simulate`); the runner calls it. The compiled loop runs when

@@ -8,8 +8,10 @@ and asked for its step — SRUM's loop, the simplex loops of Tang et al.'s learn
 :data:`~impactbandits.kernels.aot.LOOP_ARGS` and :data:`~impactbandits.kernels.aot.SRUM_ARGS`,
 with numba's ahead-of-time compiler (``numba.pycc``), into the extension module
 ``impactbandits/kernels/_aot`` plus its stamp (:mod:`impactbandits.kernels.aot` says how they
-are used). Needs numba and a C compiler; about 160 CPU s to build the compiled loops. Does
-nothing if every entry is there for the present sources (``--force`` rebuilds).
+are used). Needs numba and a C compiler; about 161 CPU s to build the compiled loops. Does
+nothing if every entry is there for the present sources (``--force`` rebuilds). It says what it
+does as it goes: one line per entry compiled, and a line at least every
+:data:`HEARTBEAT` seconds while numba optimises and links the module.
 
 The compilation runs in a child process with an empty numba cache, so that no function cached
 on disk from an older source ends up in the module. ``numba.pycc`` has been "pending
@@ -24,13 +26,16 @@ import importlib
 import itertools
 import json
 import os
+import queue
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +45,10 @@ from impactbandits.kernels.sources import loop_tag, srum_tag, step_tag
 __all__ = ["built_in_steps", "main", "planned_entries"]
 
 _HERE = Path(__file__).resolve().parent
+#: Longest silence of a build, in seconds: a line saying it is still working after this long.
+HEARTBEAT = 20.0
+#: The line the compiling child writes on stderr as it starts on an entry (the parent shows it).
+_PROGRESS = "impactbandits-kernels-progress"
 _SHIM = _HERE / "aot_shim.c"
 #: Parameters for the registered policies that have a required one (their step is asked for).
 _REQUIRED = {"spo-delta": {"sigma": 0.05}}
@@ -135,8 +144,28 @@ def _numba_signature(types_: tuple[tuple[str, int], ...]) -> Any:
     return types.int64(*args)
 
 
+def _reporting(compile_extra: Any, names: dict[Any, str], total: int) -> Any:
+    """pycc's per-entry compilation, writing ``_PROGRESS i/total name`` on stderr before each
+    entry and ``_PROGRESS total/total`` (then: optimising and linking) after the last."""
+    done = [0]
+
+    def compile_reporting(*args: Any, **kwargs: Any) -> Any:
+        done[0] += 1
+        print(f"{_PROGRESS} {done[0]}/{total} {names.get(args[2], '?')}", file=sys.stderr)
+        sys.stderr.flush()
+        try:
+            return compile_extra(*args, **kwargs)
+        finally:
+            if done[0] == total:
+                print(f"{_PROGRESS} {total}/{total}", file=sys.stderr)
+                sys.stderr.flush()
+
+    return compile_reporting
+
+
 def compile_into(directory: Path) -> tuple[Path, list[str]]:
-    """Compile the module into ``directory`` (in this process): its path and its entries."""
+    """Compile the module into ``directory`` (in this process): its path and its entries. Each
+    entry's compilation is announced on stderr (:func:`_reporting`)."""
     from numba.core.errors import NumbaPendingDeprecationWarning
 
     with warnings.catch_warnings():
@@ -169,20 +198,24 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
     cc = _WithShim(aot.MODULE.rsplit(".", 1)[1])
     cc.output_dir = str(directory)
     cc.target_cpu = "host"  # as numba's JIT compiles (the stamp records the CPU)
-    entries = []
+    entries: list[str] = []
+    functions: dict[Any, str] = {}  # for the progress lines
+
+    def export(name: str, types_: tuple[tuple[str, int], ...], function: Any) -> None:
+        cc.export(name, _numba_signature(types_))(function)
+        entries.append(name)
+        functions[function] = name
+
     for name, (step, reevaluating) in built_in_steps().items():
-        cc.export(name, _numba_signature(aot.LOOP_ARGS))(loop_for(step, reevaluating).py_func)
-        entries.append(name)
+        export(name, aot.LOOP_ARGS, loop_for(step, reevaluating).py_func)
     for name, form in built_in_fairness().items():
-        cc.export(name, _numba_signature(aot.SRUM_ARGS))(srum_for(form).py_func)
-        entries.append(name)
+        export(name, aot.SRUM_ARGS, srum_for(form).py_func)
     for name, (step, model) in built_in_simplex().items():
         loop = simplex_for(step.step, step.inner, model.init, model.step)
-        cc.export(name, _numba_signature(SIMPLEX_ARGS))(loop.py_func)
-        entries.append(name)
+        export(name, SIMPLEX_ARGS, loop.py_func)
     for name, parts in built_in_b2dep().items():
-        cc.export(name, _numba_signature(B2DEP_ARGS))(b2dep_for(*parts).py_func)
-        entries.append(name)
+        export(name, B2DEP_ARGS, b2dep_for(*parts).py_func)
+    pycc_compiler.compile_extra = _reporting(pycc_compiler.compile_extra, functions, len(entries))
     cc.compile()
     return directory / cc.output_file, sorted(entries)
 
@@ -199,11 +232,60 @@ def _up_to_date() -> bool:
     return state.usable and sorted(state.entries) == planned_entries()
 
 
+def _run_reporting(args: list[str], env: dict[str, str]) -> tuple[int, str, str]:
+    """Run the compiling child; show its progress lines as they come (``[i/n] entry``), and
+    a line saying it is still working after :data:`HEARTBEAT` seconds of silence. Its exit
+    status, stdout and the rest of its stderr."""
+    start = time.perf_counter()
+    child = subprocess.Popen(
+        args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1
+    )
+    lines: queue.Queue[str | None] = queue.Queue()
+    out: list[str] = []
+
+    def pump(stream: Any, into: Callable[[str], None]) -> None:
+        for line in stream:
+            into(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, args=(child.stdout, out.append), daemon=True).start()
+    threading.Thread(target=pump, args=(child.stderr, lines.put), daemon=True).start()
+    errors: list[str] = []
+    phase = "importing the policies and numba"
+    ended = 0
+    while ended < 2:
+        try:
+            line = lines.get(timeout=HEARTBEAT)
+        except queue.Empty:
+            print(f"  ... still {phase} ({time.perf_counter() - start:.0f} s)", flush=True)
+            continue
+        if line is None:
+            ended += 1
+            continue
+        if not line.startswith(_PROGRESS):
+            errors.append(line)
+            continue
+        count, _, name = line[len(_PROGRESS) :].strip().partition(" ")
+        if name:
+            phase = f"compiling {name} ({count})"
+            print(f"  [{count}] {name}", flush=True)
+        else:
+            phase = "optimising and linking the module"
+            print(f"  {phase} ...", flush=True)
+    return child.wait(), "".join(out), "".join(errors)
+
+
 def _build(force: bool) -> int:
     if not force and _up_to_date():
         aot.STAMP.touch()  # for make: newer than the sources it was checked against
         print(f"impactbandits kernels: up to date ({aot.STAMP.with_suffix('').name})")
         return 0
+    print(
+        "impactbandits kernels: compiling the round loops of the built-in policies ahead of "
+        "time (numba.pycc, about 160 CPU s; until then numba's JIT compiles each loop on its "
+        "first use)",
+        flush=True,
+    )
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="impactbandits-aot-") as scratch:
         env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(scratch) / "numba-cache")}
@@ -215,17 +297,15 @@ def _build(force: bool) -> int:
             "path, entries = compile_into(Path(sys.argv[1])); "
             "print(json.dumps([str(path), entries]))"
         )
-        done = subprocess.run(
-            [sys.executable, "-c", code, str(out)], env=env, capture_output=True, text=True
-        )
-        if done.returncode != 0:
+        status, stdout, stderr = _run_reporting([sys.executable, "-c", code, str(out)], env)
+        if status != 0:
             print(
-                f"impactbandits kernels: the ahead-of-time build failed ({_cause(done.stderr)});"
+                f"impactbandits kernels: the ahead-of-time build failed ({_cause(stderr)});"
                 " numba's JIT will be used (the same numbers, more memory and start-up time)",
                 file=sys.stderr,
             )
             return 1
-        path, entries = json.loads(done.stdout.strip().splitlines()[-1])
+        path, entries = json.loads(stdout.strip().splitlines()[-1])
         built = Path(path)
         target = _HERE / built.name
         aot.STAMP.unlink(missing_ok=True)  # no stamp until the new module is in place

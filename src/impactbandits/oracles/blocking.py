@@ -19,6 +19,19 @@ sequence only, so the expected-reward problem is a deterministic walk on this fi
 :data:`MAX_BLOCKING_STATES`). Idling from any state leads back to the start, so the graph is
 strongly connected: one optimal long-run average for every state.
 
+Delays beyond the horizon
+-------------------------
+Over ``T`` rounds, a delay ``D_i ≥ T`` acts exactly as ``D_i = T``: an arm pulled in round
+``t ≥ 1`` is available again from ``t + D_i``, and both ``t + D_i`` and ``t + T`` exceed ``T``, so
+under either delay the arm stays blocked for the rest of the run; every other arm's
+availability does not depend on ``D_i``. Hence every arm sequence has the same real pulls and
+idle rounds, and the same rewards, under ``D`` and ``min(D, T)`` — the same holds for any cap
+``C ≥ T`` — so the optimum and Oracle Greedy's reward over ``T`` rounds are unchanged when every
+delay is capped at the largest horizon asked for (:func:`capped`). The work of
+:func:`optimal_values` and :func:`greedy_values` then follows the horizon, not the delays
+(``delays = [10¹⁸, 2]`` at ``T = 20``: a graph of 40 states, not 2·10¹⁸), and their values stay
+exact; the tests compare them with brute force on the capped instance.
+
 What is computed
 ----------------
 - :func:`optimal_values`: the exact optimum ``OPT(T)`` for every horizon ``T``, by dynamic
@@ -64,6 +77,7 @@ __all__ = [
     "BlockingClock",
     "blocking_graph",
     "blocking_optimum",
+    "capped",
     "greedy_long_run",
     "greedy_values",
     "long_run_optimum",
@@ -131,6 +145,12 @@ def _horizons(horizons: Any) -> np.ndarray:
     if times.dtype.kind not in "iu" or np.any(times < 0):
         raise SpecError("times", "horizons must be nonnegative integers")
     return times.astype(np.int64)
+
+
+def capped(delays: np.ndarray, horizon: int) -> np.ndarray:
+    """The delays capped at ``horizon`` (at least 1): the same optimum and the same Oracle
+    Greedy over every ``T ≤ horizon`` rounds (module docstring, "Delays beyond the horizon")."""
+    return np.minimum(delays, max(int(horizon), 1))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,10 +224,11 @@ def optimal_values(
     ``1e-9`` relative). A :class:`SpecError` if the graph is too large or the recursion needs
     more than ``max_work`` (state, arm) updates."""
     times = _horizons(horizons)
-    _, graph = blocking_graph(means, delays)
+    need = int(times.max(initial=0))
+    mu, d = _instance(means, delays)
+    _, graph = blocking_graph(mu, capped(d, need))  # the same OPT(T) for every T <= need
     lam = _cycle_mean(graph, max_mean_cycle(graph))
     size = graph.succ.size
-    need = int(times.max(initial=0))
     values = [0.0]
     value = np.zeros(graph.succ.shape[0])
     saved, saved_at, period = value.copy(), 0, 0
@@ -243,15 +264,20 @@ def optimal_values(
 # ---------------------------------------------------------------------------------------------
 
 
-def _greedy_path(mu: np.ndarray, d: np.ndarray) -> tuple[list[int], list[float], int]:
+def _greedy_path(
+    mu: np.ndarray, d: np.ndarray, limit: int | None = None
+) -> tuple[list[int], list[float], int | None]:
     """Oracle Greedy's arms (−1: idle) and rewards from the start until its state repeats, and
-    the index where the repeating cycle begins (it is deterministic in the state)."""
+    the index where the repeating cycle begins (it is deterministic in the state); or, when
+    ``limit`` rounds come first, those rounds and ``None``."""
     order = [int(i) for i in np.argsort(-mu, kind="stable")]
     blocked = [0] * d.size
     seen: dict[tuple[int, ...], int] = {}
     arms: list[int] = []
     rewards: list[float] = []
     while (state := tuple(blocked)) not in seen:
+        if limit is not None and len(arms) >= limit:
+            return arms, rewards, None
         seen[state] = len(arms)
         arm = next((i for i in order if blocked[i] == 0), -1)
         blocked = [max(b - 1, 0) for b in blocked]
@@ -263,11 +289,16 @@ def _greedy_path(mu: np.ndarray, d: np.ndarray) -> tuple[list[int], list[float],
 
 
 def greedy_values(means: Any, delays: Any, horizons: Any) -> np.ndarray:
-    """Oracle Greedy's expected cumulative reward after each ``T`` in ``horizons``."""
+    """Oracle Greedy's expected cumulative reward after each ``T`` in ``horizons``: simulated
+    until its state repeats or the largest ``T`` is reached, whichever comes first, with the
+    delays capped at that ``T`` (module docstring: the same rewards)."""
     mu, d = _instance(means, delays)
     times = _horizons(horizons)
-    _, rewards, start = _greedy_path(mu, d)
+    need = int(times.max(initial=0))
+    _, rewards, start = _greedy_path(mu, capped(d, need), limit=need)
     prefix = np.concatenate(([0.0], np.cumsum(rewards)))
+    if start is None:  # every round up to the largest horizon simulated
+        return prefix[times]
     period = len(rewards) - start
     cycle = prefix[-1] - prefix[start]
     m = np.maximum(times - start, 0)
@@ -279,6 +310,7 @@ def greedy_long_run(means: Any, delays: Any) -> tuple[float, tuple[int, ...]]:
     """Oracle Greedy's long-run average expected reward and its cycle of arms (−1: idle)."""
     mu, d = _instance(means, delays)
     arms, rewards, start = _greedy_path(mu, d)
+    assert start is not None  # (no limit: it ends when the state repeats)
     return math.fsum(rewards[start:]) / (len(rewards) - start), tuple(arms[start:])
 
 

@@ -21,7 +21,7 @@ from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.core.variants import Variant
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveFloat, Probability
+from impactbandits.params import ROUNDS, PositiveFloat, Probability
 from impactbandits.policies.statistics import ArmStatistics
 from impactbandits.policies.ucb_buckets import (
     UCB1_GROUP_ARMS,
@@ -418,7 +418,7 @@ class ExploreThenCommit(_Counting):
 
     deterministic = True
 
-    def __init__(self, m: Annotated[int | None, Field(gt=0)] = None) -> None:
+    def __init__(self, m: Annotated[int | None, Field(gt=0), ROUNDS] = None) -> None:
         self.m = m
 
     @property

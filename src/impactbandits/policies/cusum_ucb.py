@@ -68,7 +68,7 @@ from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.core.streams import stream_uniform
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat, PositiveFloat, PositiveInt, Probability
+from impactbandits.params import NonNegativeFloat, PositiveFloat, Probability, Rounds
 
 __all__ = ["CUSUMUCB", "CUSUM_DRIFT", "CUSUM_WARMUP", "CUSUM_XI", "cusum_defaults"]
 
@@ -100,10 +100,10 @@ class CUSUMUCB(Policy):
 
     def __init__(
         self,
-        breakpoints: PositiveInt = 1,
+        breakpoints: Rounds = 1,
         alpha: Probability | None = None,
         threshold: Annotated[float | None, Field(gt=0.0, allow_inf_nan=False)] = None,
-        warmup: PositiveInt = CUSUM_WARMUP,
+        warmup: Rounds = CUSUM_WARMUP,
         drift: NonNegativeFloat = CUSUM_DRIFT,
         xi: PositiveFloat = CUSUM_XI,
     ) -> None:

@@ -53,7 +53,7 @@ from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.core.streams import PolicyStream, stream_uniform
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveInt
+from impactbandits.params import Rounds
 
 __all__ = ["HARDNESS_DEFAULT", "Exp3S", "exp3s_alpha", "exp3s_gamma"]
 
@@ -81,7 +81,7 @@ class Exp3S(Policy):
         self,
         gamma: Annotated[float | None, Field(gt=0.0, le=1.0)] = None,
         alpha: Annotated[float | None, Field(ge=0.0, allow_inf_nan=False)] = None,
-        hardness: PositiveInt = HARDNESS_DEFAULT,
+        hardness: Rounds = HARDNESS_DEFAULT,
     ) -> None:
         if gamma is not None and not 0.0 < gamma <= 1.0:
             raise SpecError("gamma", "must be in (0, 1]")

@@ -79,7 +79,7 @@ from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
-from impactbandits.params import NonNegativeFloat, PositiveInt
+from impactbandits.params import NonNegativeFloat, Rounds
 from impactbandits.policies.kl_ucb import _bounds_many, _kl_many, bernoulli_kl, kl_upper_bound
 
 __all__ = ["INVERSE_HALVINGS", "GLRklUCB", "glr_threshold", "h_inverse", "t_function"]
@@ -150,8 +150,8 @@ class GLRklUCB(Policy):
         restart: Literal["local", "global"] = "local",
         threshold: Literal["practical", "theory"] = "practical",
         c: NonNegativeFloat = 0.0,
-        test_every: PositiveInt = 1,
-        split_every: PositiveInt = 1,
+        test_every: Rounds = 1,
+        split_every: Rounds = 1,
     ) -> None:
         self.delta = None if delta is None else float(delta)
         self.alpha = None if alpha is None else float(alpha)

@@ -19,7 +19,7 @@ from impactbandits.core.policy import SimplePolicy
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.core.variants import Variant
 from impactbandits.errors import SpecError
-from impactbandits.policies.single_peaked import linear_optimistic_sum
+from impactbandits.policies.spo import linear_optimistic_sum
 from impactbandits.policies.spo_bound import linear_sum
 
 __all__ = ["HKR", "PatilAnytime"]

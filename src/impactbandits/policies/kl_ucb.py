@@ -48,7 +48,7 @@ the same operands), and the argmax keeps the lowest arm among equal bounds.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 
@@ -58,7 +58,7 @@ from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
-from impactbandits.params import NonNegativeFloat, PositiveFloat
+from impactbandits.params import NOISE, NonNegativeFloat, PositiveFloat
 from impactbandits.policies.classic import counts_update
 from impactbandits.policies.statistics import ArmStatistics
 
@@ -263,7 +263,7 @@ class KLUCB(Policy):
         divergence: Literal["bernoulli", "gaussian"] = "bernoulli",
         c: NonNegativeFloat = 0.0,
         level: Literal["kl-ucb", "kl-ucb+"] = "kl-ucb",
-        sigma: PositiveFloat = 0.5,
+        sigma: Annotated[PositiveFloat, NOISE] = 0.5,
     ) -> None:
         self.divergence = divergence
         self.c = float(c)

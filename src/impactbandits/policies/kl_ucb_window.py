@@ -49,7 +49,7 @@ import numpy as np
 from pydantic import Field
 
 from impactbandits.core.compiled import CompiledStep, kernel
-from impactbandits.params import NonNegativeFloat
+from impactbandits.params import WINDOW, NonNegativeFloat
 from impactbandits.policies.kl_ucb import _bounds_many, kl_argmax, kl_memo_init
 from impactbandits.policies.nonstationary import SlidingWindowUCB, window_init, window_update
 
@@ -74,7 +74,7 @@ class SlidingWindowKLUCB(SlidingWindowUCB):
 
     def __init__(
         self,
-        window: Annotated[int | None, Field(gt=0)] = SWKLUCB_WINDOW,
+        window: Annotated[int | None, Field(gt=0), WINDOW] = SWKLUCB_WINDOW,
         c: NonNegativeFloat = 0.0,
     ) -> None:
         super().__init__(window)

@@ -57,7 +57,7 @@ from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveInt, Probability
+from impactbandits.params import WINDOW, Probability, Rounds
 
 __all__ = ["MUCB", "MUCB_MIN_CHANGE", "mucb_defaults"]
 
@@ -97,8 +97,8 @@ class MUCB(Policy):
 
     def __init__(
         self,
-        breakpoints: PositiveInt = 1,
-        window: Annotated[int | None, Field(gt=1)] = None,
+        breakpoints: Rounds = 1,
+        window: Annotated[int | None, Field(gt=1), WINDOW] = None,
         threshold: Annotated[float | None, Field(gt=0.0, allow_inf_nan=False)] = None,
         gamma: Probability | None = None,
         min_change: Annotated[float, Field(gt=0.0, le=1.0)] = MUCB_MIN_CHANGE,

@@ -46,7 +46,7 @@ from impactbandits.core.variants import (
     stale_init,
 )
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveFloat
+from impactbandits.params import WINDOW, PositiveFloat
 from impactbandits.policies.classic import (
     EXP3,
     counts_init,
@@ -261,7 +261,7 @@ class SlidingWindowUCB(Policy):
 
     def __init__(
         self,
-        window: Annotated[int | None, Field(gt=0)] = None,
+        window: Annotated[int | None, Field(gt=0), WINDOW] = None,
         xi: PositiveFloat = XI_DEFAULT,
         b: PositiveFloat = B_DEFAULT,
         variant: Variant = "paper",

@@ -26,6 +26,7 @@ from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
 from impactbandits.oracles.opportunity import requirements
 from impactbandits.oracles.opportunity_fairness import CompiledFairness, SoftmaxFairness
+from impactbandits.params import ROUNDS
 from impactbandits.policies.names import build_policy, resolve_policy
 
 __all__ = [
@@ -114,7 +115,7 @@ class FairnessAwareETC(Policy):
 
     deterministic = True
 
-    def __init__(self, exploration: Annotated[int | None, Field(gt=0)] = None) -> None:
+    def __init__(self, exploration: Annotated[int | None, Field(gt=0), ROUNDS] = None) -> None:
         self.exploration = exploration
 
     @property

@@ -43,7 +43,7 @@ from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
 from impactbandits.oracles.rebounding import plan_block
-from impactbandits.params import PositiveInt
+from impactbandits.params import WINDOW, Lookahead
 
 __all__ = ["ExploreEstimatePlan", "ReboundingLookahead", "eep_estimates"]
 
@@ -76,7 +76,7 @@ class ReboundingLookahead(Policy):
 
     deterministic = True
 
-    def __init__(self, lookahead: PositiveInt = 1) -> None:
+    def __init__(self, lookahead: Lookahead = 1) -> None:
         if int(lookahead) < 1:
             raise SpecError("lookahead", "need lookahead >= 1")
         self.lookahead = int(lookahead)
@@ -137,8 +137,8 @@ class ExploreEstimatePlan(Policy):
 
     def __init__(
         self,
-        explore: Annotated[int, Field(ge=3)] | None = None,
-        lookahead: PositiveInt = 1,
+        explore: Annotated[int | None, Field(ge=3), WINDOW] = None,
+        lookahead: Lookahead = 1,
     ) -> None:
         if explore is not None and explore < 3:
             raise SpecError("explore", "need at least 3 consecutive pulls per arm")

@@ -53,7 +53,7 @@ lexicographic order (the authors take a ``max`` over a dict, whose order is arbi
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
@@ -70,7 +70,7 @@ from impactbandits.oracles.recovering import (
     plan_table,
     row_chunks,
 )
-from impactbandits.params import PositiveFloat, PositiveInt
+from impactbandits.params import NOISE, Lookahead, PositiveFloat
 from impactbandits.policies.gp import GridGP, sample_root
 
 __all__ = ["RGPTS", "RGPUCB", "ucb_beta"]
@@ -91,11 +91,11 @@ class _RecoveringGP(Policy):
 
     def __init__(
         self,
-        lookahead: PositiveInt = 1,
+        lookahead: Lookahead = 1,
         repetitions: bool = True,
         lengthscale: PositiveFloat | None = None,
         kernel_variance: PositiveFloat | None = None,
-        noise: PositiveFloat | None = None,
+        noise: Annotated[PositiveFloat | None, NOISE] = None,
         include_noise: bool | None = None,
     ) -> None:
         if int(lookahead) < 1:

@@ -55,7 +55,7 @@ from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.core.variants import Variant
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveFloat
+from impactbandits.params import NOISE, PositiveFloat
 
 __all__ = ["RedUCB", "RlessUCB"]
 
@@ -82,7 +82,7 @@ class RedUCB(Policy):
         self,
         epsilon: Annotated[float, Field(gt=0.0, le=0.5)] = EPSILON_DEFAULT,
         alpha: PositiveFloat = ALPHA_DEFAULT,
-        sigma: PositiveFloat = SIGMA_DEFAULT,
+        sigma: Annotated[PositiveFloat, NOISE] = SIGMA_DEFAULT,
         variant: Variant = "paper",
     ) -> None:
         if epsilon > 0.5:

@@ -41,7 +41,7 @@ from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveFloat
+from impactbandits.params import NOISE, WINDOW, PositiveFloat, Size
 
 __all__ = ["FEWA", "SWA", "RawUCB"]
 
@@ -117,7 +117,10 @@ class FEWA(_WindowAverages):
     Anytime."""
 
     def __init__(
-        self, alpha: PositiveFloat = 0.06, sigma: PositiveFloat = 1.0, grid: Grid = 1.1
+        self,
+        alpha: PositiveFloat = 0.06,
+        sigma: Annotated[PositiveFloat, NOISE] = 1.0,
+        grid: Grid = 1.1,
     ) -> None:
         super().__init__(alpha, sigma, grid)
 
@@ -256,7 +259,10 @@ class RawUCB(_WindowAverages):
     experiments), ``sigma`` σ, ``grid`` m (1: every window; default 1.1). Anytime."""
 
     def __init__(
-        self, alpha: PositiveFloat = 1.4, sigma: PositiveFloat = 1.0, grid: Grid = 1.1
+        self,
+        alpha: PositiveFloat = 1.4,
+        sigma: Annotated[PositiveFloat, NOISE] = 1.0,
+        grid: Grid = 1.1,
     ) -> None:
         super().__init__(alpha, sigma, grid)
 
@@ -319,6 +325,15 @@ def _raw_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ig
     return best
 
 
+#: SWA's tuning factor α: its window h grows linearly in it and is kept per arm and replication.
+SWA_ALPHA = Size(
+    100.0,
+    "the window's tuning factor",
+    "h = α·(16σ²T² ln(√2 T)/K²)^(1/3) plays of every arm are kept per replication (Levine et al. "
+    "Thm 3.1 take α = 0.2): h grows linearly in α",
+)
+
+
 class SWA(Policy):
     """SWA (Levine et al. 2017, Algorithm 1; module docstring). Parameters: ``window`` h
     (default: from ``alpha``, ``sigma`` and the horizon), ``alpha`` (0.2), ``sigma`` (1),
@@ -329,9 +344,9 @@ class SWA(Policy):
 
     def __init__(
         self,
-        window: Annotated[int | None, Field(gt=0)] = None,
-        alpha: PositiveFloat = 0.2,
-        sigma: PositiveFloat = 1.0,
+        window: Annotated[int | None, Field(gt=0), WINDOW] = None,
+        alpha: Annotated[PositiveFloat, SWA_ALPHA] = 0.2,
+        sigma: Annotated[PositiveFloat, NOISE] = 1.0,
         doubling: bool = False,
     ) -> None:
         if window is not None and doubling:

@@ -1,11 +1,11 @@
 """SPO's compiled step: Lindner et al. (2021) Algorithm 1's index and the LP (⋆) bound of §4.
 
 Transcriptions, operation for operation, of
-:func:`~impactbandits.policies.single_peaked.linear_optimistic_sum` (noise-free index),
+:func:`~impactbandits.policies.spo.linear_optimistic_sum` (noise-free index),
 :class:`~impactbandits.oracles.concave_bound.ConcaveBound` (``add``, ``_push_hull``,
 ``_tangent``, ``value``) and :func:`~impactbandits.oracles.concave_bound.capped_linear_sum`
 (noisy index), over per-arm arrays instead of objects. The compiled-step tests check the
-whole loop against :class:`~impactbandits.policies.single_peaked.SPO` bit for bit.
+whole loop against :class:`~impactbandits.policies.spo.SPO` bit for bit.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def optimistic_sum(value: float, slope: float, remaining: int) -> float:
 
 @kernel(inline=True)
 def linear_sum(value: float, slope: float, remaining: int) -> float:
-    """:func:`impactbandits.policies.single_peaked.linear_optimistic_sum` for one value and
+    """:func:`impactbandits.policies.spo.linear_optimistic_sum` for one value and
     slope of any sign, with its operations in its order."""
     r = float(remaining)
     below = np.ceil((1.0 - value) / slope) - 1.0 if slope > 0 else (r if value < 1 else 0.0)

@@ -22,7 +22,7 @@ to the lowest arm. Anytime.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.core.streams import PolicyStream, stream_beta, stream_normal, stream_uniform
-from impactbandits.params import PositiveFloat
+from impactbandits.params import NOISE, PositiveFloat
 from impactbandits.policies.classic import counts_update
 from impactbandits.policies.statistics import ArmStatistics
 
@@ -149,7 +149,7 @@ def _beta_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> 
 class GaussianThompsonSampling(Policy):
     """Thompson sampling with Gaussian priors (module docstring), noise scale ``sigma``."""
 
-    def __init__(self, sigma: PositiveFloat = 1.0) -> None:
+    def __init__(self, sigma: Annotated[PositiveFloat, NOISE] = 1.0) -> None:
         self.sigma = float(sigma)
 
     def reset(self, space: ActionSpace, horizon: int | None, rng: BatchRNG) -> None:

@@ -52,7 +52,7 @@ from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
-from impactbandits.params import PositiveFloat
+from impactbandits.params import WINDOW, PositiveFloat
 from impactbandits.policies.thompson import (
     Rule,
     beta_posterior_draws,
@@ -150,7 +150,7 @@ class SlidingWindowThompsonSampling(Policy):
 
     def __init__(
         self,
-        window: Annotated[int | None, Field(gt=0)] = None,
+        window: Annotated[int | None, Field(gt=0), WINDOW] = None,
         prior_alpha: PositiveFloat = 1.0,
         prior_beta: PositiveFloat = 1.0,
         update: Rule = "binarize",

@@ -198,7 +198,7 @@ def render_potential(run_dir: Path, output: FigureOutput | None = None) -> list[
     from matplotlib.figure import Figure as MplFigure
 
     from impactbandits.envs.improving import true_potentials
-    from impactbandits.experiments.plots import outside_legend
+    from impactbandits.experiments.plots import outside_legend, readable_ticks
 
     spec, table = load_run(run_dir, trajectories=True)
     paths: list[Path] = []
@@ -223,6 +223,7 @@ def render_potential(run_dir: Path, output: FigureOutput | None = None) -> list[
             ax.set_title(f"{policy}: f_i(N_i(t)) vs potential a_i (dashed)")
             ax.set_xlabel("round t")
             ax.set_ylabel("current reward of arm")
+            readable_ticks(ax, "x")  # "20k": five-digit rounds ran into each other
             ax.grid(alpha=0.3)
             outside_legend(ax)
         fig.suptitle(f"{spec.name}: {env_spec.label}")
@@ -256,6 +257,11 @@ def render_lower_bound(run_dir: Path, output: FigureOutput | None = None) -> lis
     k_grid = np.array(ks, dtype=float)
     ax.loglog(k_grid, k_grid / 2, "k:", label="k/2 (lower bound)")
     ax.loglog(k_grid, k_grid, "k--", lw=0.8, label="k")
+    # the k of the instances as plain numbers; no labels on minor ticks: a log axis over less
+    # than two decades labels them ("2×10⁰ 3×10⁰ …", one over the other), and the figure's
+    # layout leaves room for the major ones only
+    ax.set_xticks(ks, [str(k) for k in ks])
+    ax.tick_params(which="minor", labelbottom=False, labelleft=False)
     ax.set_xlabel("number of arms k")
     ax.set_ylabel("competitive ratio at T = kN")
     ax.set_title("Instances I_m (Patil et al. §3)")

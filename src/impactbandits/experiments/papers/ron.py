@@ -181,7 +181,8 @@ def render_fig2(run_dir: Path, output: FigureOutput | None = None) -> list[Path]
         for column in phases:
             ax.bar(x, shares[column], bottom=bottom, label=f"phase {column.removeprefix('phase_')}")
             bottom += shares[column].to_numpy()
-        ax.set_xticks(x, [f"{h:g}" for h in shares.index], rotation=30)
+        # short labels, level: a rotated label would need room the fixed layout does not give
+        ax.set_xticks(x, [f"{h / 1000:g}k" if h >= 1000 else f"{h:g}" for h in shares.index])
         ax.set_ylim(0.0, 1.0)
         ax.set_title(f"λ = {lam:g}, f_sft")
         ax.set_xlabel("horizon T")

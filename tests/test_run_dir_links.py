@@ -90,6 +90,18 @@ def refused(result, *names: str) -> str:
     return errors[0]
 
 
+def trapped_run_dir(tmp_path: Path) -> tuple[Outside, dict[str, bytes], Path]:
+    """An empty run directory whose ``report.html`` and ``figures`` are links out of it: the
+    outside places, their snapshot before anything runs, and the directory."""
+    outside = Outside(tmp_path)
+    before = outside.snapshot()
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    link(run_dir / "report.html", outside.file)
+    link(run_dir / "figures", outside.folder)
+    return outside, before, run_dir
+
+
 def real_file(path: Path) -> None:
     assert path.is_file() and not path.is_symlink(), path
 
@@ -175,12 +187,7 @@ def test_export_writes_no_file_through_a_link(finished, tmp_path):
 
 # -- run ---------------------------------------------------------------------------------------
 def test_run_writes_its_report_without_following_links(spec_file, tmp_path):
-    outside = Outside(tmp_path)
-    before = outside.snapshot()
-    run_dir = tmp_path / "run"
-    run_dir.mkdir()
-    link(run_dir / "report.html", outside.file)
-    link(run_dir / "figures", outside.folder)
+    outside, before, run_dir = trapped_run_dir(tmp_path)
     result = invoke("run", spec_file, "--out", run_dir, "--backend", "serial")
     refused(result, str(run_dir / "figures"))
     outside.untouched(before)
@@ -222,12 +229,7 @@ def test_run_refuses_a_store_linked_to_another_copy(spec_file, finished, tmp_pat
 
 # -- reproduce ---------------------------------------------------------------------------------
 def test_reproduce_writes_nothing_through_links(tmp_path):
-    outside = Outside(tmp_path)
-    before = outside.snapshot()
-    run_dir = tmp_path / "run"
-    run_dir.mkdir()
-    link(run_dir / "report.html", outside.file)
-    link(run_dir / "figures", outside.folder)
+    outside, before, run_dir = trapped_run_dir(tmp_path)
     args = ["reproduce", "demo-stationary", "--quick", "--seeds", "1", "--backend", "serial"]
     refused(invoke(*args, "--out", run_dir), str(run_dir / "figures"))
     outside.untouched(before)

@@ -37,6 +37,7 @@ ENVIRONMENTS = [
     ("single-peaked", {"instance": 3, "noise": "gaussian", "sigma": 0.05}),
     ("rotting", {"length": 400, "breakpoint": 100}),
     ("gaussian", {"means": list(np.linspace(0.0, 1.0, 70)), "sigma": 0.2}),  # UCB1's buckets
+    ("blocking", {"means": [0.9, 0.5, 0.3, 0.2], "delays": [3, 1, 2, 5]}),  # a world's idle rounds
 ]
 #: The built-ins known to declare a step (a floor: the test fails if one stops declaring it).
 DECLARED = {

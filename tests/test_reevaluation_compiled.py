@@ -21,10 +21,10 @@ from impactbandits.core import BatchRNG, EnvironmentRandom
 from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
-from impactbandits.core.pull_model import PullModel
+from impactbandits.core.pull_model import PullModel, table_world
 from impactbandits.envs import rested
 from impactbandits.kernels.dispatch import compiled_step, reevaluates, simulate_compiled
-from impactbandits.kernels.sources import loop_tag, step_tag
+from impactbandits.kernels.sources import loop_tag
 from impactbandits.registry import build_environment, build_policy
 from impactbandits.testing import check_compiled_step
 
@@ -346,13 +346,15 @@ def test_a_reevaluate_that_is_not_a_kernel_is_refused():
 
 
 def test_the_reevaluating_loop_has_a_name_of_its_own():
-    """The loop without ``reevaluate`` keeps the step's name (its cache and ahead-of-time
-    entry); the one that calls it covers that kernel too."""
+    """The loop without re-evaluations has the name of its step and world, the same whatever
+    the step declares; the one that makes them covers both ``reevaluate`` kernels too."""
     greedy = build_policy("last-reward-greedy", AUTHORS)
     greedy.reset(build_environment(*SP3).action_space, 100, BatchRNG.from_key(1, (2,), [0]))
     step = compiled_step(greedy)
     assert step is not None and step.reevaluate is not None
-    assert loop_tag(step) == loop_tag(step, False) == step_tag(step) is not None
-    assert loop_tag(step, True) not in (None, step_tag(step))
+    model = _model_on([0])
+    world, again = table_world(model, 1), table_world(model, 1, reevaluating=True)
     plain = CompiledStep(step.init, step.select, step.update, step.params)
-    assert loop_tag(plain, True) == step_tag(plain) == step_tag(step)
+    assert loop_tag(step, world) == loop_tag(step, again, False) == loop_tag(plain, again, True)
+    assert loop_tag(step, world) is not None
+    assert loop_tag(step, again, True) not in (None, loop_tag(step, world))

@@ -40,6 +40,7 @@ _EXPORTS = {
     "SimplePolicy": "impactbandits.core.policy",
     "simulate": "impactbandits.kernels.dispatch",
     "CompiledStep": "impactbandits.core.compiled",
+    "CompiledWorld": "impactbandits.core.world",
     "kernel": "impactbandits.core.compiled",
     "ImpactBanditsError": "impactbandits.errors",
     "SpecError": "impactbandits.errors",
@@ -56,6 +57,7 @@ __all__ = [
     "ActionSpace",
     "BatchRNG",
     "CompiledStep",
+    "CompiledWorld",
     "Discrete",
     "Environment",
     "EnvironmentRandom",
@@ -86,6 +88,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from impactbandits.core.policy import Policy, SimplePolicy
     from impactbandits.core.random import BatchRNG
     from impactbandits.core.spaces import ActionSpace, Discrete, Simplex
+    from impactbandits.core.world import CompiledWorld
     from impactbandits.errors import ImpactBanditsError, SpecError, StoreError
     from impactbandits.experiments.figures import get_figure
     from impactbandits.experiments.runner import Interrupted, run_experiment

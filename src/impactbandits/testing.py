@@ -25,7 +25,13 @@ from impactbandits.core.simulate import Trajectory, simulate
 from impactbandits.core.spaces import Discrete
 from impactbandits.envs.stationary import BernoulliBandit
 
-__all__ = ["ContractError", "check_compiled_step", "check_environment", "check_policy"]
+__all__ = [
+    "ContractError",
+    "check_compiled_step",
+    "check_compiled_world",
+    "check_environment",
+    "check_policy",
+]
 
 
 class ContractError(AssertionError):
@@ -203,7 +209,7 @@ def check_compiled_step(
     class's numbers bit for bit on ``env_factory`` (default: a 3-arm Bernoulli bandit), every
     round a checkpoint: rewards, expected rewards, pulls and switches. Returns ``False`` if the
     pair runs no compiled loop here (no numba, no step declared for these parameters, or an
-    environment without a pull model); raises :class:`ContractError` if they differ."""
+    environment without a compiled world); raises :class:`ContractError` if they differ."""
     from impactbandits import kernels
     from impactbandits.kernels.dispatch import simulate_compiled
 
@@ -230,6 +236,35 @@ def check_compiled_step(
                 f"the compiled step's {name} differs from the readable class's in replication "
                 f"{reps[r]}, round {t + 1}: {a[r, t]} != {b[r, t]}"
             )
+    return True
+
+
+def check_compiled_world(
+    env_factory: EnvFactory,
+    policies: Sequence[PolicyFactory] | None = None,
+    rounds: int = 300,
+    replications: Sequence[int] = (0, 3, 7),
+) -> bool:
+    """The environment's compiled world (:mod:`impactbandits.core.world`) gives the readable
+    class's numbers bit for bit under each of ``policies`` (default: UCB1, Thompson sampling and
+    EXP3, whose compiled steps play deterministic, many-draw and one-draw rounds), every round a
+    checkpoint (:func:`check_compiled_step`). Returns ``False`` if the environment declares no
+    world (or numba is missing); raises :class:`ContractError` if they differ, or if a policy
+    that has a compiled step does not run compiled in it."""
+    from impactbandits import kernels
+    from impactbandits.kernels.dispatch import compiled_world
+    from impactbandits.policies.classic import EXP3, UCB1
+    from impactbandits.policies.thompson import ThompsonSampling
+
+    if not kernels.available():
+        return False
+    env = env_factory()
+    env.reset(EnvironmentRandom(5, 101, list(replications)))
+    if compiled_world(env, rounds) is None:
+        return False
+    for factory in policies or (UCB1, ThompsonSampling, EXP3):
+        if not check_compiled_step(factory, env_factory, rounds, replications):
+            raise ContractError(f"{_policy(factory)!r} did not run compiled in the world")
     return True
 
 

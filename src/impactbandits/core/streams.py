@@ -42,6 +42,9 @@ __all__ = [
     "ATTEMPTS",
     "SLOTS",
     "PolicyStream",
+    "beta_inverse",
+    "counter_normal",
+    "counter_uniform",
     "inverse_normal",
     "stream_beta",
     "stream_gamma",
@@ -167,13 +170,19 @@ def _powers(x: np.ndarray, p: np.ndarray) -> np.ndarray:
 def _bits(stream: np.ndarray, channel: int, index: int) -> np.uint64:
     """The 53-bit integer of value ``index`` of ``channel`` (:func:`~impactbandits.core.philox.
     uniforms`, word for word)."""
-    k0 = stream[0]
-    k1 = stream[1]
+    return _philox_bits(stream[0], stream[1], stream[2], channel, index)
+
+
+@kernel
+def _philox_bits(
+    k0: np.uint64, k1: np.uint64, replication: np.uint64, channel: int, index: int
+) -> np.uint64:
+    """The 53-bit integer at (``replication``, ``channel``, ``index``) under key (k0, k1)."""
     j = np.uint64(index) >> _ONE
     c0 = j & _MASK
     c1 = j >> _S32
     c2 = np.uint64(channel)
-    c3 = stream[2]
+    c3 = replication
     for i in range(10):
         if i > 0:
             k0 = (k0 + _W0) & _MASK
@@ -198,6 +207,34 @@ def stream_normal(stream: np.ndarray, channel: int, t: int, slot: int) -> float:
     """:meth:`PolicyStream.normal` for one replication."""
     k52 = _bits(stream, channel, t * SLOTS + slot) >> _ONE
     return inverse_normal((float(k52) + 0.5) * _UNIT52)
+
+
+@kernel
+def counter_uniform(noise: np.ndarray, table: int, channel: int, index: int) -> float:
+    """Value ``index`` of ``channel`` of a common-noise table
+    (:meth:`~impactbandits.core.random.CommonNoise.values` of a ``"uniform"`` table), for the
+    replication of ``noise``: a world's words (:func:`~impactbandits.core.world.noise_words`),
+    ``table`` the table's place among them."""
+    bits = _philox_bits(noise[2 * table], noise[2 * table + 1], noise[noise.size - 1], channel,
+                        index)  # fmt: skip
+    return float(bits) * _UNIT53
+
+
+@kernel
+def counter_normal(noise: np.ndarray, table: int, channel: int, index: int) -> float:
+    """As :func:`counter_uniform`, of a ``"normal"`` table (inversion, as
+    :func:`~impactbandits.core.philox.normals`)."""
+    bits = _philox_bits(noise[2 * table], noise[2 * table + 1], noise[noise.size - 1], channel,
+                        index)  # fmt: skip
+    return inverse_normal((float(bits >> _ONE) + 0.5) * _UNIT52)
+
+
+def beta_inverse(a: float, b: float, u: float) -> float:
+    """The inverse of the Beta(a, b) CDF at ``u``: SciPy's ``betaincinv`` (the compiled loops
+    call the same C function)."""
+    from scipy.special import betaincinv
+
+    return float(betaincinv(a, b, u))
 
 
 @kernel

@@ -33,6 +33,11 @@ U(``gap_range``) (their [K/2000, K/400] = [0.01, 0.05] at K = 20), arm 0 the bes
 ``instance_seed``: the same instance in every replication (so the delays can be told to the
 learner), as in the replication, whose 250 runs all re-seed with the same seed.
 
+Compiled world (:mod:`~impactbandits.core.world`): :func:`blocking_init` and
+:func:`blocking_step` play one replication's rounds as :meth:`BlockingBandit.step` plays them,
+bit for bit (the same noise at the same (replication, arm, real pull)), so every policy with a
+compiled step runs compiled here.
+
 Regret: against Oracle Greedy (default oracle ``oracle_greedy``), the benchmark of the paper's
 regret bound for UCB Greedy ("c log T + o(log T) cumulative regret against the greedy
 algorithm", abstract); it can be negative, greedy not being optimal. ``blocking_optimum`` is
@@ -41,19 +46,22 @@ the optimum over all policies (exact on small instances, :mod:`impactbandits.ora
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core.compiled import kernel
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
+from impactbandits.core.pull_model import BERNOULLI, NORMAL, outcome
 from impactbandits.core.spaces import Discrete
+from impactbandits.core.world import CompiledWorld, noise_words
 from impactbandits.errors import SpecError
 from impactbandits.oracles.blocking import BlockingClock
 from impactbandits.params import ARMS, Delay, NoiseScale, OnlyWhen, Probability, RequiredWhen
 
-__all__ = ["BlockingBandit", "replication_means"]
+__all__ = ["BlockingBandit", "blocking_init", "blocking_step", "replication_means"]
 
 _Pair = Annotated[list[float], Field(min_length=2, max_length=2)]
 _DelayPair = Annotated[list[Delay], Field(min_length=2, max_length=2)]
@@ -158,7 +166,42 @@ class BlockingBandit(Environment):
             reward = np.where(pulled, mean + self.sigma * draw, 0.0)
         return Outcome(Feedback(reward), mean)
 
+    def compiled_world(self, rounds: int) -> CompiledWorld:
+        """The compiled world of the replications reset (module docstring): ``params`` the
+        noise model, σ and the delays (capped at ``rounds + 1``: a longer delay blocks the arm
+        for the rest of the run all the same, and stays exact in a ``float64``), ``data`` the
+        means."""
+        code = BERNOULLI if self.distribution == "bernoulli" else NORMAL
+        delays = np.minimum(self.delays, int(rounds) + 1).astype(np.float64)
+        params = np.concatenate(([float(code), self.sigma], delays))
+        words = noise_words(self._rows.size, self._noise)
+        return CompiledWorld(blocking_init, blocking_step, params, self.means[None, :], words)
+
     @property
     def instance_pulls(self) -> np.ndarray:
         """``(R, K)`` real (non-idle) pulls of every arm so far."""
         return self._pulls.copy()
+
+
+@kernel(inline=True)
+def blocking_init(params: np.ndarray, means: np.ndarray, k: int, rounds: int,
+                  noise: np.ndarray) -> tuple[Any, ...]:  # fmt: skip
+    """One replication's state: the means, the first round each arm is available in, the real
+    pulls of each arm, the noise words, the noise model and σ."""
+    free_at = np.zeros(k, dtype=np.int64)
+    pulls = np.zeros(k, dtype=np.int64)
+    return means, free_at, pulls, noise, int(params[0]), params[1]
+
+
+@kernel(inline=True)
+def blocking_step(state: Any, params: np.ndarray, t: int, arm: int) -> tuple[float, float]:
+    """Round ``t``'s pick of ``arm``: an idle round ``(0, 0)`` if it is blocked, else a real
+    pull (its reward and mean), which blocks it until round ``t + D_arm``."""
+    means, free_at, pulls, noise, code, sigma = state
+    if free_at[arm] > t:
+        return 0.0, 0.0
+    m = pulls[arm]
+    mean = means[arm]
+    pulls[arm] = m + 1
+    free_at[arm] = t + int(params[2 + arm])
+    return outcome(code, sigma, noise, 0, arm, m, mean), mean

@@ -39,6 +39,10 @@ dynamics", abstract). ``reveal_parameters = True`` tells ``base`` (effective, ``
 ``retention`` and ``influence``: the paper's planning setting, where greedy and the w-lookahead
 policy know the dynamics (:mod:`impactbandits.policies.rebounding`).
 
+Compiled world (:mod:`~impactbandits.core.world`): :func:`rebounding_init` and
+:func:`rebounding_step` play one replication's rounds as :meth:`ReboundingBandit.step` does, bit
+for bit (the same shocks and reward noise at the same positions).
+
 Regret: against the w-lookahead policy with the true parameters (default oracle
 ``rebounding_lookahead``, ``w = lookahead``, default 1: greedy), the benchmark of EEP's
 "w-step lookahead regret"; ``rebounding_optimum`` is the exact optimum over arm sequences.
@@ -46,18 +50,21 @@ Regret: against the w-lookahead policy with the true parameters (default oracle
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core.compiled import kernel
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
+from impactbandits.core.streams import counter_normal
+from impactbandits.core.world import CompiledWorld, noise_words
 from impactbandits.errors import SpecError
 from impactbandits.params import Lookahead, NoiseScale, NonNegativeFloat
 
-__all__ = ["ReboundingBandit"]
+__all__ = ["ReboundingBandit", "rebounding_init", "rebounding_step"]
 
 _Retention = Annotated[float, Field(ge=0.0, lt=1.0, allow_inf_nan=False)]
 _Base = Annotated[float, Field(allow_inf_nan=False)]
@@ -156,3 +163,39 @@ class ReboundingBandit(Environment):
             self._s += self.sigma_z * self._satiation_noise.row(self._t)
         self._t += 1
         return Outcome(Feedback(reward), mean)
+
+    def compiled_world(self, rounds: int) -> CompiledWorld:
+        """The compiled world of the replications reset (module docstring): ``params`` σ and
+        σ_z, ``data`` the effective bases, the influences and the retentions; the reward noise's
+        table, then the shocks'."""
+        params = np.array([self.sigma, self.sigma_z])
+        data = np.stack([self._effective, self.influence, self.retention])[None]
+        words = noise_words(self._rows.size, self._reward_noise, self._satiation_noise)
+        return CompiledWorld(rebounding_init, rebounding_step, params, data, words)
+
+
+@kernel(inline=True)
+def rebounding_init(params: np.ndarray, arms: np.ndarray, k: int, rounds: int,
+                    noise: np.ndarray) -> tuple[Any, ...]:  # fmt: skip
+    """One replication's state: the arms' (effective base, influence, retention) rows, the
+    satiation levels, the pulls per arm and the noise words."""
+    return arms, np.zeros(k), np.zeros(k, dtype=np.int64), noise
+
+
+@kernel(inline=True)
+def rebounding_step(state: Any, params: np.ndarray, t: int, arm: int) -> tuple[float, float]:
+    """Round ``t``'s pull of ``arm``: its reward and expected reward, then every arm's
+    satiation moves (retention, the pull, the round's shock)."""
+    arms, satiation, pulls, noise = state
+    mean = arms[0, arm] - arms[1, arm] * satiation[arm]
+    reward = mean
+    if params[0] > 0.0:
+        reward = mean + params[0] * counter_normal(noise, 0, arm, pulls[arm])
+    pulls[arm] += 1
+    satiation[arm] += 1.0
+    for i in range(satiation.size):
+        satiation[i] *= arms[2, i]
+    if params[1] > 0.0:
+        for i in range(satiation.size):
+            satiation[i] += params[1] * counter_normal(noise, 1, i, t - 1)
+    return reward, mean

@@ -57,16 +57,25 @@ For ``d = 1`` it is the instantaneous regret ``Σ_t max_j f_j(z_{j,t}) − f_{J_
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core.compiled import kernel
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
+from impactbandits.core.streams import counter_normal
+from impactbandits.core.world import CompiledWorld, noise_words
 from impactbandits.errors import SpecError
-from impactbandits.oracles.recovering import RecoveryClock, block_optimum, plan_table, se_kernel
+from impactbandits.oracles.recovering import (
+    RecoveryClock,
+    block_optimum,
+    plan_gaps,
+    plan_table,
+    se_kernel,
+)
 from impactbandits.params import (
     ARMS,
     LEVELS,
@@ -79,7 +88,14 @@ from impactbandits.params import (
 if TYPE_CHECKING:
     from impactbandits.core.simulate import Trajectory
 
-__all__ = ["AUTHORS_SEED", "RecoveringBandit", "gp_functions"]
+__all__ = [
+    "AUTHORS_SEED",
+    "RecoveringBandit",
+    "gp_functions",
+    "recovering_init",
+    "recovering_record",
+    "recovering_step",
+]
 
 #: The seed of the authors' GP setups (``setups/rgp_gp_l5_setup.py``: ``np.random.seed(5389)``).
 AUTHORS_SEED = 5389
@@ -183,6 +199,7 @@ class RecoveringBandit(Environment):
         self._block = np.zeros(size)
         self._benchmark: list[np.ndarray] = []
         self._total = np.zeros(size)
+        self._recorded: np.ndarray | None = None  # the compiled world's benchmark
 
     @property
     def z(self) -> np.ndarray:
@@ -215,6 +232,98 @@ class RecoveringBandit(Environment):
     def summary_metrics(self, trajectory: Trajectory) -> dict[str, np.ndarray]:
         """``lookahead_regret``: the paper's d-step lookahead regret, cumulative (module
         docstring), ``(R, C)``."""
-        times = np.asarray(trajectory.times, dtype=np.int64)
-        benchmark = np.stack(self._benchmark, axis=1)[:, times - 1]
+        if self._recorded is not None:  # the compiled world's, at the same checkpoints
+            benchmark = self._recorded[:, :, 0]
+        else:
+            times = np.asarray(trajectory.times, dtype=np.int64)
+            benchmark = np.stack(self._benchmark, axis=1)[:, times - 1]
         return {"lookahead_regret": benchmark - np.asarray(trajectory.expected)}
+
+    def compiled_world(self, rounds: int) -> CompiledWorld:
+        """The compiled world of the replications reset: :func:`recovering_step` plays a round
+        as :meth:`step` does and keeps the lookahead benchmark's running total, which
+        :func:`recovering_record` records at every checkpoint for :meth:`summary_metrics`.
+        ``params``: σ, d, the number of plans, then the plans and their gaps
+        (:func:`~impactbandits.oracles.recovering.plan_gaps`); ``data``: the ``f_i(z)`` table;
+        the initial ``z`` in ``params`` after them."""
+        plans = self._plans
+        head = [self.sigma, float(self.lookahead), float(plans.shape[0])]
+        params = np.concatenate(
+            (head, plans.reshape(-1), plan_gaps(plans).reshape(-1), self.initial_z)
+        ).astype(np.float64)
+        words = noise_words(self._rows.size, self._noise)
+        return CompiledWorld(
+            recovering_init,
+            recovering_step,
+            params,
+            self.values[None],
+            words,
+            record=recovering_record,
+            recorded=1,
+            receive=self._receive,
+        )
+
+    def _receive(self, recorded: np.ndarray) -> None:
+        self._recorded = recorded
+
+
+@kernel
+def recovering_init(params: np.ndarray, values: np.ndarray, k: int, rounds: int,
+                    noise: np.ndarray) -> tuple[Any, ...]:  # fmt: skip
+    """One replication's state: the ``f`` table, every arm's ``z``, its pulls, the plans and
+    their gaps, the noise words, and (in ``totals``) the round, the block's share and the
+    benchmark's running total."""
+    d = int(params[1])
+    count = int(params[2])
+    plans = np.empty((count, d), dtype=np.int64)
+    gaps = np.empty((count, d), dtype=np.int64)
+    for p in range(count):
+        for s in range(d):
+            plans[p, s] = int(params[3 + p * d + s])
+            gaps[p, s] = int(params[3 + count * d + p * d + s])
+    z = np.empty(k, dtype=np.int64)
+    for i in range(k):
+        z[i] = int(params[3 + 2 * count * d + i])
+    totals = np.zeros(2)  # the block's share, the running total
+    return values, z, np.zeros(k, dtype=np.int64), plans, gaps, noise, totals
+
+
+@kernel
+def recovering_step(state: Any, params: np.ndarray, t: int, arm: int) -> tuple[float, float]:
+    """Round ``t``: the benchmark's share of the round (:meth:`RecoveringBandit.step`), then
+    the pull of ``arm`` at its ``z``, every ``z`` ageing by one (capped) and the arm's to 0."""
+    values, z, pulls, plans, gaps, noise, totals = state
+    k, z_max, d = z.size, values.shape[1] - 1, plans.shape[1]
+    if t <= k:  # the authors' initialisation rounds: the best arm now
+        best = -np.inf
+        for i in range(k):
+            best = max(best, values[i, z[i]])
+        totals[0] = best
+    elif (t - k - 1) % d == 0:  # a block starts: the best plan's total, shared over d rounds
+        best = -np.inf
+        for p in range(plans.shape[0]):
+            total = 0.0
+            for s in range(d):
+                planned = plans[p, s]
+                gap = gaps[p, s]  # pulled earlier in the plan, or ageing from the block start
+                position = min(gap, z_max) if gap >= 0 else min(z[planned] + s, z_max)
+                total = total + values[planned, position]
+            if total > best:
+                best = total
+        totals[0] = best / d
+    totals[1] = totals[1] + totals[0]
+    mean = values[arm, z[arm]]
+    reward = mean
+    if params[0] > 0:
+        reward = mean + params[0] * counter_normal(noise, 0, arm, pulls[arm])
+    pulls[arm] += 1
+    for i in range(k):
+        z[i] = min(z[i] + 1, z_max)
+    z[arm] = 0
+    return reward, mean
+
+
+@kernel
+def recovering_record(state: Any, params: np.ndarray, out: np.ndarray) -> None:
+    """The benchmark's running total (:meth:`RecoveringBandit.summary_metrics`)."""
+    out[0] = state[6][1]

@@ -214,7 +214,8 @@ def runs_compiled(env: Any, policy: Policy) -> bool:
         copies = getattr(policy, "copies", None)  # a single-replication policy's first copy
         holder = copies[0] if copies else policy
         return declared_step(holder, "compiled_simplex") is not None  # the simplex loop
-    if declared_step(env, "pull_model", ("reset", "step")) is None:
+    world = declared_step(env, "compiled_world", ("reset", "step"))
+    if world is None and declared_step(env, "pull_model", ("reset", "step")) is None:
         return False
     step = declared_step(policy)
     try:

@@ -8,8 +8,10 @@ readable loop, and a large sweep says so on stderr:
 * numba is installed and ``IMPACTBANDITS_KERNELS`` (:data:`KERNELS_ENV`) does not turn it off;
 * the policy declares a compiled step (:mod:`impactbandits.core.compiled`: a built-in's, or a
   user's through the same protocol) and draws at most one uniform per round;
-* the environment declares a *pull model* (:class:`~impactbandits.core.pull_model.PullModel`:
-  the expected reward of the m-th pull of each arm and the noise model: the rested bandits, the
+* the environment declares a compiled world (:mod:`~impactbandits.core.world`: the blocking
+  and rebounding bandits, a user's environment) or a *pull model*
+  (:class:`~impactbandits.core.pull_model.PullModel`: the expected reward of the m-th pull of
+  each arm and the noise model, played as the pull-table world: the rested bandits, the
   stationary Bernoulli and Gaussian bandits, and any subclass that keeps their ``step``), and
   needs no per-arm rewards recorded, and the policy has no phases;
 * or the pair is Ron et al.'s SRUM (:class:`~impactbandits.policies.opportunity.

@@ -52,7 +52,7 @@ __all__ = [
 MODULE = "impactbandits.kernels._aot"
 #: The stamp the build writes beside it: :func:`fingerprint` of what it was built for.
 STAMP = Path(__file__).with_name("_aot.json")
-#: The pull model's arguments, as every loop takes them.
+#: The pull model's arguments, as SRUM's loop takes them.
 _PULL_MODEL: tuple[tuple[str, int], ...] = (
     ("float64", 3),  # values
     ("int64", 0),  # noise
@@ -73,11 +73,13 @@ _CHECKPOINTS: tuple[tuple[str, int], ...] = (
 #: (dtype, ndim) — ndim 0 a scalar — all arrays C-contiguous; the entries return an int64.
 LOOP_ARGS: tuple[tuple[str, int], ...] = (
     ("float64", 1),  # params
-    *_PULL_MODEL,
+    ("float64", 1),  # world_params
+    ("float64", 3),  # world_data: the pull table's values
+    ("uint64", 2),  # world_noise
     ("float64", 2),  # uniforms
     ("uint64", 2),  # streams
-    ("int64", 0),  # by_round
     *_CHECKPOINTS,
+    ("float64", 3),  # out_world
     ("int64", 1),  # invalid
     ("int64", 1),  # stop
 )

@@ -39,8 +39,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from impactbandits.kernels import aot
-from impactbandits.kernels.sources import loop_tag, srum_tag, step_tag
+from impactbandits.kernels.sources import loop_tag, srum_tag
 
 __all__ = ["built_in_steps", "main", "planned_entries"]
 
@@ -68,15 +70,20 @@ _VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
 
 
 def built_in_steps() -> dict[str, Any]:
-    """``loop_<tag>`` → a compiled step, for every registered policy whose defaults declare one,
-    and the parameter sets of :data:`_VARIANTS` (on 3 and on 100 arms, horizon 100: a policy may
-    choose its step by the number of arms)."""
+    """``loop_<tag>`` → ``(compiled step, world, reevaluating)``, for every registered policy
+    whose defaults declare a step, and the parameter sets of :data:`_VARIANTS` (on 3 and on 100
+    arms, horizon 100: a policy may choose its step by the number of arms), in the pull-table
+    world (:func:`~impactbandits.core.pull_model.table_world`; the other worlds' loops compile
+    on numba's JIT)."""
+    from impactbandits.core.pull_model import PullModel, table_world
     from impactbandits.core.random import BatchRNG
     from impactbandits.core.spaces import Discrete
     from impactbandits.errors import SpecError
     from impactbandits.kernels.dispatch import compiled_step
     from impactbandits.policies.names import POLICIES, build_policy
 
+    plain = PullModel(np.zeros((1, 1, 1)), "none")
+    worlds = (table_world(plain, 1), table_world(plain, 1, reevaluating=True))
     steps: dict[str, Any] = {}
     settings = [(name, _REQUIRED.get(name, {})) for name in sorted(POLICIES)] + list(_VARIANTS)
     for (name, params), arms in itertools.product(settings, (3, 100)):
@@ -86,12 +93,14 @@ def built_in_steps() -> dict[str, Any]:
             step = compiled_step(policy)
         except (SpecError, TypeError, ValueError):
             continue  # a policy that needs another space, environment or parameters
-        tag = None if step is None else step_tag(step)
+        if step is None:
+            continue
+        tag = loop_tag(step, worlds[0])
         if tag is not None:
-            steps[f"loop_{tag}"] = (step, False)
-        again = None if step is None or step.reevaluate is None else loop_tag(step, True)
+            steps[f"loop_{tag}"] = (step, worlds[0], False)
+        again = None if step.reevaluate is None else loop_tag(step, worlds[1], True)
         if again is not None:
-            steps[f"loop_{again}"] = (step, True)
+            steps[f"loop_{again}"] = (step, worlds[1], True)
     return steps
 
 
@@ -206,8 +215,8 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
         entries.append(name)
         functions[function] = name
 
-    for name, (step, reevaluating) in built_in_steps().items():
-        export(name, aot.LOOP_ARGS, loop_for(step, reevaluating).py_func)
+    for name, (step, world, reevaluating) in built_in_steps().items():
+        export(name, aot.LOOP_ARGS, loop_for(step, world, reevaluating).py_func)
     for name, form in built_in_fairness().items():
         export(name, aot.SRUM_ARGS, srum_for(form).py_func)
     for name, (step, model) in built_in_simplex().items():

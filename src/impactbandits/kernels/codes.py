@@ -1,12 +1,16 @@
 """Numbers shared by the compiled loops and their Python side: the noise models of the pull
 models and what the loops return. Importable without numba."""
 
-# noise models of the environments' pull models (0: none)
-NORMAL = 1
-BETA = 2
-BERNOULLI = 3
-BETA_MEAN = 4
-BETA_CONCENTRATION = 5
+from impactbandits.core.pull_model import (  # noise models of the pull tables (0: none)
+    BERNOULLI,
+    BETA,
+    BETA_CONCENTRATION,
+    BETA_MEAN,
+    NORMAL,
+)
+
+__all__ = ["BERNOULLI", "BETA", "BETA_CONCENTRATION", "BETA_MEAN", "DONE", "INVALID", "NORMAL",
+           "STOPPED"]  # fmt: skip
 
 
 # what the long-running loops return: every round played; stopped early at the request of the

@@ -14,11 +14,12 @@ from impactbandits import settings
 from impactbandits.core.compiled import CompiledStep, declared_step
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.policy import Policy
-from impactbandits.core.pull_model import PullModel
+from impactbandits.core.pull_model import NOISE_CODES, PullModel, table_world
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.simulate import Trajectory, checked_checkpoints, play
 from impactbandits.core.simulate import simulate as simulate_readable
 from impactbandits.core.spaces import InvalidAction
+from impactbandits.core.world import CompiledWorld
 from impactbandits.errors import SpecError, SpecWarning
 from impactbandits.kernels import codes
 from impactbandits.kernels.sources import builtin, loop_tag
@@ -28,6 +29,7 @@ __all__ = [
     "ReadableLoopsWarning",
     "checkpoint_outputs",
     "compiled_step",
+    "compiled_world",
     "numba_notice",
     "policy_draws",
     "pull_model",
@@ -35,16 +37,12 @@ __all__ = [
     "refuse_invalid",
     "simulate",
     "simulate_compiled",
+    "world_for",
 ]
 
-_NOISE = {
-    "none": 0,
-    "normal": codes.NORMAL,
-    "beta": codes.BETA,
-    "bernoulli": codes.BERNOULLI,
-    "beta-mean": codes.BETA_MEAN,
-    "beta-concentration": codes.BETA_CONCENTRATION,
-}
+_NOISE = NOISE_CODES
+#: Whose compiled code an error names, by the field it is reported on.
+_WHAT = {"policy": "the compiled step", "environment": "the compiled world"}
 
 
 def simulate(
@@ -176,19 +174,71 @@ def simulate_compiled(
     step = compiled_step(policy)
     if step is None:
         return None
+    kernels_ = (step.init, step.select, step.update, step.reevaluate)
+    users = not all(builtin(k.py_func) for k in kernels_ if k is not None)
+    found = world_for(env, step, builtin(type(policy)) and not users, rounds, replications)
+    if found is None:
+        return None
+    world, reevaluating = found
+    field = "environment" if not users and not _builtin_world(world) else "policy"
+    users = users or field == "environment"
+    loop = _loop(step, world, users, reevaluating, field)
+    if loop is None:
+        return None
+    return _run(loop, users, step, world, env.action_space.n, rounds, checkpoints, replications,
+                policy_rng, field)  # fmt: skip
+
+
+def compiled_world(env: Environment, rounds: int) -> CompiledWorld | None:
+    """``env``'s compiled world for ``rounds`` rounds (it has been reset), if its class declares
+    one for the rounds it plays (:func:`~impactbandits.core.compiled.declared_step` of
+    ``compiled_world`` against ``reset`` and ``step``) and it records no per-arm rewards; a
+    one-line :class:`~impactbandits.errors.SpecError` if the declaration fails or returns
+    something else."""
+    declared = declared_step(env, "compiled_world", ("reset", "step"))
+    if declared is None or env.records_arm_rewards:
+        return None
+    name = type(env).__name__
+    try:
+        world = declared(rounds)
+    except Exception as error:  # a user's declaration that fails
+        raise SpecError("environment", f"{name}.compiled_world() failed: {error}") from None
+    if world is not None and not isinstance(world, CompiledWorld):
+        raise SpecError(
+            "environment",
+            f"{name}.compiled_world() returned {type(world).__name__}, not a CompiledWorld",
+        )
+    return world
+
+
+def world_for(
+    env: Environment, step: CompiledStep, ours: bool, rounds: int, replications: int
+) -> tuple[CompiledWorld, bool] | None:
+    """The world the step plays in and whether the loop makes its re-evaluations, or ``None``
+    if the pair cannot run compiled: ``env``'s declared world (:func:`compiled_world`), or its
+    pull model as the pull-table world (:func:`~impactbandits.core.pull_model.table_world`).
+    ``ours``: the policy and its step are this library's (:func:`reevaluates`)."""
+    world = compiled_world(env, rounds)
+    if world is not None:
+        if world.replications != replications:
+            raise SpecError("environment", "compiled_world() was set up for other replications")
+        if world.reevaluate is None:
+            return world, False
+        if step.reevaluate is None:
+            return (world, False) if ours else None
+        return world, True
     model = pull_model(env, rounds)
     if model is None:
         return None
-    kernels_ = (step.init, step.select, step.update, step.reevaluate)
-    users = not all(builtin(k.py_func) for k in kernels_ if k is not None)
-    reevaluating = reevaluates(model, step, builtin(type(policy)) and not users)
+    reevaluating = reevaluates(model, step, ours)
     if reevaluating is None:
         return None
-    loop = _loop(step, users, reevaluating)
-    if loop is None:
-        return None
-    return _run(loop, users, step, model, env.action_space.n, rounds, checkpoints, replications,
-                policy_rng, reevaluating)  # fmt: skip
+    return table_world(model, replications, reevaluating), reevaluating
+
+
+def _builtin_world(world: CompiledWorld) -> bool:
+    kernels = (world.init, world.step, world.reevaluate)
+    return all(builtin(k.py_func) for k in kernels if k is not None)
 
 
 def reevaluates(model: PullModel, step: CompiledStep, ours: bool) -> bool | None:
@@ -209,14 +259,17 @@ def reevaluates(model: PullModel, step: CompiledStep, ours: bool) -> bool | None
     return True if np.array_equal(table.replications, again.replications) else None
 
 
-def _loop(step: CompiledStep, users: bool, reevaluating: bool = False) -> Any:
-    """The step's loop (``reevaluating``: the one that calls its ``reevaluate``): built ahead
-    of time if the module has it (no numba imported), else numba's JIT if allowed, else
-    ``None``."""
+def _loop(
+    step: CompiledStep, world: CompiledWorld, users: bool, reevaluating: bool, field: str
+) -> Any:
+    """The loop of ``step`` in ``world`` (``reevaluating``: the one that makes and reads
+    re-evaluations): built ahead of time if the module has it (no numba imported), else
+    numba's JIT if allowed, else ``None``. ``field``: whose kernels a compile error blames
+    (``"environment"`` for a user's world, else ``"policy"``)."""
     from impactbandits import kernels
     from impactbandits.kernels import aot
 
-    tag = loop_tag(step, reevaluating)
+    tag = loop_tag(step, world, reevaluating)
     if tag is not None and kernels.backend() == "aot":
         built = aot.entry(f"loop_{tag}", aot.LOOP_ARGS)
         if built is not None:
@@ -226,53 +279,51 @@ def _loop(step: CompiledStep, users: bool, reevaluating: bool = False) -> Any:
     from impactbandits.kernels.loop import loop_for
 
     try:
-        return loop_for(step, reevaluating)
+        return loop_for(step, world, reevaluating)
     except Exception as error:  # numba cannot read a user's kernels
         if not users:
             raise
-        message = f"the compiled step does not compile: {_first_line(error)}"
-        raise SpecError("policy", message) from None
+        message = f"{_WHAT[field]} does not compile: {_first_line(error)}"
+        raise SpecError(field, message) from None
 
 
 def _run(
     loop: Any,
     users: bool,
     step: CompiledStep,
-    model: PullModel,
+    world: CompiledWorld,
     n: int,
     rounds: int,
     checkpoints: np.ndarray,
     replications: int,
     policy_rng: Any,
-    reevaluating: bool = False,
+    field: str,
 ) -> tuple[np.ndarray, ...]:
     from impactbandits import kernels
 
-    key, ids = noise_key(model, replications)
-    if reevaluating and model.reevaluation is not None:  # the loop's key: both tables'
-        key = np.concatenate([key, np.asarray(model.reevaluation.key, dtype=np.uint64)])
     uniforms, streams = policy_draws(step, policy_rng, rounds, replications)
     outputs = checkpoint_outputs(replications, checkpoints.size, n)
+    recorded = np.zeros((replications, checkpoints.size, world.recorded))
     invalid = np.zeros(3, dtype=np.int64)
-    with user_errors("policy", "the compiled step", users):
+    with user_errors(field, _WHAT[field], users):
         status = kernels.call(
             loop,
             step.params,
-            np.ascontiguousarray(model.values, dtype=np.float64),
-            noise_code(model),
-            float(model.sigma),
-            key,
-            ids,
+            world.params,
+            world.data,
+            world.noise,
             uniforms,
             streams,
-            int(model.by_round),
             rounds,
             np.ascontiguousarray(checkpoints, dtype=np.int64),
             *outputs,
+            recorded,
             invalid,
             work=rounds * replications * n,
         )
     refuse_invalid(status, invalid, n)
+    if world.receive is not None and world.recorded:
+        world.receive(recorded)
     return outputs
 
 

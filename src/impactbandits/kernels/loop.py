@@ -1,36 +1,38 @@
-"""The generic compiled round loop: any policy's compiled step on any environment's pull model.
+"""The generic compiled round loop: any policy's compiled step in any environment's compiled world.
 
 :func:`_template` is the loop, written once: for each replication, ``state = init(params, k,
-rounds)`` (with the replication's stream for a stream step), then every round ``a =
-select(state, params, t, u)``, the reward of the pull from the
-pull model and its common noise (:func:`~impactbandits.kernels.noise.outcome`), ``update(state,
-params, t, a, x)``, and the checkpoint summaries of :class:`~impactbandits.core.simulate.
-Trajectory`. ``init``, ``select`` and ``update`` are names it does not define: :func:`loop_for`
-makes one copy of the function per compiled step (:class:`~impactbandits.core.compiled.
-CompiledStep`) with those names bound to the step's kernels, and numba compiles that copy into
-one piece of machine code (the step inlined into the loop where numba chooses to). A copy
-``reevaluating`` (a step's :attr:`~impactbandits.core.compiled.CompiledStep.reevaluate` on a
-pull model with :attr:`~impactbandits.core.pull_model.PullModel.reevaluation`) also makes each
-round's fresh evaluations (:func:`~impactbandits.kernels.noise.reevaluations`) and hands them to
-``reevaluate`` after ``update``; in every other copy that branch is a constant ``False`` and no
-code (``reevaluate`` bound to a no-op).
+rounds)`` (with the replication's stream for a stream step) and the world's state
+(``world_init``, :mod:`~impactbandits.core.world`), then every round ``a = select(state,
+params, t, u)``, the reward and expected reward of the pull from the world (``world_step``),
+``update(state, params, t, a, x)``, and the checkpoint summaries of
+:class:`~impactbandits.core.simulate.Trajectory`. ``init``, ``select``, ``update``,
+``world_init`` and ``world_step`` are names it does not define: :func:`loop_for` makes one copy
+of the function per (compiled step, world) pair with those names bound to their kernels, and
+numba compiles that copy into one piece of machine code (the kernels inlined into the loop
+where numba chooses to). A copy ``reevaluating`` (a step's
+:attr:`~impactbandits.core.compiled.CompiledStep.reevaluate` in a world with
+:attr:`~impactbandits.core.world.CompiledWorld.reevaluate`) also has the world make each
+round's fresh evaluations and hands them to the step's ``reevaluate`` after ``update``; in
+every other copy that branch is a constant ``False`` and no code.
 
 Each copy is cached on disk by numba under a name that carries a hash of every source file its
-machine code comes from (this module and the kernels' modules, the step's modules and the
-modules of every kernel they call, transitively), so an edited policy compiles afresh instead
-of running its old cached code, and a fresh process loads the machine code instead of compiling
-(:func:`cache_tag`). Steps defined where no source file can be read (``__main__`` of an
-interactive session) compile once per process, uncached.
+machine code comes from (this module and the kernels' modules, the step's and the world's
+modules and the modules of every kernel they call, transitively), so an edited policy or
+environment compiles afresh instead of running its old cached code, and a fresh process loads
+the machine code instead of compiling (:func:`~impactbandits.kernels.sources.loop_tag`).
+Kernels defined where no source file can be read (``__main__`` of an interactive session)
+compile once per process, uncached.
 
 :func:`compile_kernel` turns a :class:`~impactbandits.core.compiled.Kernel` into numba's
 dispatcher, and numba sees a kernel named by another kernel as that dispatcher (a ``typeof``
 registration made on import of this module). Kernels from outside the package are compiled
-with bounds checking, so that a user's step that indexes out of bounds raises ``IndexError``
-instead of reading other memory; the built-ins are compiled without it.
+with bounds checking, so that a user's step or world that indexes out of bounds raises
+``IndexError`` instead of reading other memory; the built-ins are compiled without it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import types
 import typing
@@ -45,9 +47,10 @@ from numba.extending import intrinsic, typeof_impl
 from numba.np.arrayobj import make_array
 
 from impactbandits.core.compiled import CompiledStep, Kernel, kernel
+from impactbandits.core.world import CompiledWorld
+from impactbandits.kernels import noise as _noise  # noqa: F401  (SciPy's C functions for numba)
 from impactbandits.kernels.checkpoints import record
 from impactbandits.kernels.codes import DONE, INVALID, STOPPED
-from impactbandits.kernels.noise import outcome, reevaluations
 from impactbandits.kernels.sources import builtin, loop_tag
 from impactbandits.kernels.stop import stopped
 
@@ -74,6 +77,14 @@ def compile_kernel(kernel: Kernel, inline: bool = False) -> Dispatcher:
     return njit(**options)(copy)
 
 
+@functools.cache
+def _called(kernel: Kernel) -> Dispatcher:
+    """``kernel`` compiled to be called, never inlined at numba's IR level (LLVM may still
+    inline it): a world's ``step`` inlined into the loop beside the policy's kernels made numba
+    mix up their variables (numba 0.68: the policy's step then read the world's ``params``)."""
+    return compile_kernel(Kernel(kernel.py_func, inline=False))
+
+
 def _kernel_globals(function: Any) -> list[tuple[str, Kernel]]:
     """The (name, kernel) pairs of the globals ``function``'s code names."""
     scope = function.__globals__
@@ -90,13 +101,29 @@ def _typeof_kernel(value: Kernel, context: Any) -> numba_types.Dispatcher:
     return numba_types.Dispatcher(compile_kernel(value))
 
 
-def loop_for(step: CompiledStep, reevaluating: bool = False) -> Dispatcher:
-    """The compiled loop of ``step``'s kernels (:func:`_template`), loaded from numba's disk
-    cache when it was compiled before from the same sources; ``reevaluating``: the loop that
-    calls the step's ``reevaluate`` (its pull model has re-evaluations: a ``key`` of four
-    words)."""
+def loop_for(step: CompiledStep, world: CompiledWorld, reevaluating: bool = False) -> Dispatcher:
+    """The compiled loop of ``step``'s kernels in ``world`` (:func:`_template`), loaded from
+    numba's disk cache when it was compiled before from the same sources; ``reevaluating``: the
+    loop in which the world makes re-evaluations and the step reads them."""
     reevaluate = step.reevaluate if reevaluating else None
-    return _loop(step.init, step.select, step.update, step.stream, reevaluate)
+    world_reevaluate = world.reevaluate if reevaluating else None
+    kernels = _Kernels(step.init, step.select, step.update, world.init, world.step, reevaluate,
+                       world_reevaluate, world.record)  # fmt: skip
+    return _loop(kernels, step.stream)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Kernels:
+    """The kernels a loop copy binds (hashable: the copies are cached by them)."""
+
+    init: Kernel
+    select: Kernel
+    update: Kernel
+    world_init: Kernel
+    world_step: Kernel
+    reevaluate: Kernel | None = None
+    world_reevaluate: Kernel | None = None
+    world_record: Kernel | None = None
 
 
 def _start_plain(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -> Any:
@@ -114,42 +141,56 @@ def _no_reevaluation(state: Any, params: np.ndarray, t: int, fresh: np.ndarray) 
     """``reevaluate`` of a loop without re-evaluations (never called)."""
 
 
+@kernel(inline=True)
+def _no_record(state: Any, params: np.ndarray, out: np.ndarray) -> None:
+    """``record`` of a world that records nothing (never called)."""
+
+
+def _ignore(values: np.ndarray) -> None:
+    """``receive`` of the world :func:`_loop` names its copy by (never called)."""
+
+
 @functools.cache
-def _loop(
-    init: Kernel,
-    select: Kernel,
-    update: Kernel,
-    stream: bool = False,
-    reevaluate: Kernel | None = None,
-) -> Dispatcher:
-    step = CompiledStep(init, select, update, np.zeros(0), stream=stream, reevaluate=reevaluate)
-    tag = loop_tag(step, reevaluate is not None)
-    compiled_init = compile_kernel(init, inline=True)
+def _loop(kernels: _Kernels, stream: bool = False) -> Dispatcher:
+    reevaluating = kernels.reevaluate is not None and kernels.world_reevaluate is not None
+    step = CompiledStep(kernels.init, kernels.select, kernels.update, np.zeros(0), stream=stream,
+                        reevaluate=kernels.reevaluate if reevaluating else None)  # fmt: skip
+    world = CompiledWorld(kernels.world_init, kernels.world_step, np.zeros(0), np.zeros(1),
+                          np.zeros((1, 1), dtype=np.uint64),
+                          kernels.world_reevaluate if reevaluating else None,
+                          kernels.world_record, int(kernels.world_record is not None),
+                          _ignore)  # fmt: skip
+    tag = loop_tag(step, world, reevaluating)
+    compiled_init = compile_kernel(kernels.init, inline=True)
     starter = _start_stream if stream else _start_plain
-    # a name of its own per step (numba names machine code by qualified name and a counter that
+    # a name of its own per copy (numba names machine code by qualified name and a counter that
     # restarts in every process: copies of one function with other globals must not share it)
-    anonymous = f"{id(init):x}_{id(select):x}_{int(stream)}_{id(reevaluate):x}"
+    anonymous = "_".join(f"{id(k):x}" for k in dataclasses.astuple(kernels)) + f"_{int(stream)}"
     start_name = f"start_{tag if tag is not None else anonymous}"
     start = types.FunctionType(
         starter.__code__, dict(starter.__globals__, init=compiled_init), start_name
     )
     start.__qualname__ = start_name
-    # the step's dispatchers, inlined into the loop: a large state tuple would otherwise be copied
-    # into every call (SPO's twelve arrays: ~90 ns a round)
+    # the kernels' dispatchers, inlined into the loop: a large state tuple would otherwise be
+    # copied into every call (SPO's twelve arrays: ~90 ns a round)
     scope = dict(
         _template.__globals__,
         start=njit(inline="always", nogil=True)(start),
-        select=compile_kernel(select, inline=True),
-        update=compile_kernel(update, inline=True),
-        reevaluate=compile_kernel(reevaluate or _no_reevaluation, inline=True),
-        reevaluating=reevaluate is not None,
+        select=compile_kernel(kernels.select, inline=True),
+        update=compile_kernel(kernels.update, inline=True),
+        reevaluate=compile_kernel(step.reevaluate or _no_reevaluation, inline=True),
+        world_init=_called(kernels.world_init),
+        world_step=_called(kernels.world_step),
+        world_reevaluate=_called(world.reevaluate or _no_reevaluation),
+        world_record=_called(world.record or _no_record),
+        reevaluating=reevaluating,
+        recording=world.record is not None,
     )
     name = f"loop_{tag if tag is not None else anonymous}"
     function = types.FunctionType(_template.__code__, scope, name, _template.__defaults__)
     function.__qualname__ = name
     # a user's kernels are inlined: the loop is compiled with their bounds checking
-    kernels = (init, select, update) if reevaluate is None else (init, select, update, reevaluate)
-    users = not all(builtin(k.py_func) for k in kernels)
+    users = not all(builtin(k.py_func) for k in dataclasses.astuple(kernels) if k is not None)
     return njit(cache=tag is not None, nogil=True, boundscheck=users)(function)
 
 
@@ -205,51 +246,52 @@ start: Any = None
 select: Any = None
 update: Any = None
 reevaluate: Any = None
+world_init: Any = None
+world_step: Any = None
+world_reevaluate: Any = None
+world_record: Any = None
 reevaluating = False
+recording = False
 
 
 def _template(
     params: np.ndarray,
-    values: np.ndarray,
-    noise: int,
-    sigma: float,
-    key: np.ndarray,
-    replication_ids: np.ndarray,
+    world_params: np.ndarray,
+    world_data: np.ndarray,
+    world_noise: np.ndarray,
     uniforms: np.ndarray,
     streams: np.ndarray,
-    by_round: int,
     rounds: int,
     checkpoints: np.ndarray,
     out_reward: np.ndarray,
     out_expected: np.ndarray,
     out_pulls: np.ndarray,
     out_switches: np.ndarray,
+    out_world: np.ndarray,
     invalid: np.ndarray,
     stop: np.ndarray,
 ) -> int:
-    """``rounds`` rounds of the step in every replication; writes the checkpoint summaries into
-    the ``out_*`` arrays and returns :data:`~impactbandits.kernels.codes.DONE`; or
-    :data:`~impactbandits.kernels.codes.STOPPED` once ``stop[0]`` is set
+    """``rounds`` rounds of the step in the world in every replication; writes the checkpoint
+    summaries into the ``out_*`` arrays and returns :data:`~impactbandits.kernels.codes.DONE`;
+    or :data:`~impactbandits.kernels.codes.STOPPED` once ``stop[0]`` is set
     (:mod:`~impactbandits.kernels.stop`), or :data:`~impactbandits.kernels.codes.INVALID` with
     ``invalid = (replication, round, arm)`` when ``select`` returns no arm in ``0 .. K − 1``
     (the outputs unfinished).
 
-    ``values``: ``(R or 1, K, M or 1)`` expected rewards (a curve per arm, or a mean per
-    replication and arm); ``noise``, ``sigma``, ``key`` and ``replication_ids`` (the seeds, as
-    ``uint64``): the common noise (:func:`~impactbandits.kernels.noise.outcome`);
+    ``world_params``, ``world_data`` and ``world_noise``: the world's
+    (:class:`~impactbandits.core.world.CompiledWorld`; row ``r`` of the data, or row 0 when it
+    has one, and row ``r`` of the noise words go to replication ``r``'s ``world_init``);
     ``uniforms``: ``(R, rounds)`` draws of the policy's stream, or ``(R, 1)`` zeros for none
     (read at a stride of 0: a branch on "draws or not" in the round slowed every step 2x);
     ``streams``: ``(R, 3)`` each replication's counter-based stream, handed to a stream step's
-    ``init`` (:attr:`~impactbandits.core.compiled.CompiledStep.stream`); ``by_round``: 1 when
-    ``values`` is indexed by the round, not the pull (:attr:`~impactbandits.core.pull_model.
-    PullModel.by_round`). A ``reevaluating`` copy takes ``key`` with the re-evaluation table's
-    key after the noise's (four words; the same replications)."""
-    replications, k = replication_ids.size, values.shape[1]
-    per_replication = values.shape[0] > 1
-    per_pull = values.shape[2] > 1
+    ``init`` (:attr:`~impactbandits.core.compiled.CompiledStep.stream`); ``out_world``: ``(R,
+    C, W)``, what a ``recording`` copy's world records at each checkpoint (``W = 0``: nothing)."""
+    replications, k = world_noise.shape[0], out_pulls.shape[2]
+    per_replication = world_data.shape[0] > 1
     stride = 1 if uniforms.shape[1] > 1 else 0  # (R, rounds) draws, or (R, 1) zeros
     n_cp = checkpoints.size
     lent_params = lend(params)
+    lent_world_params = lend(world_params)
     fresh = np.empty((k if reevaluating else 0, 5))  # a round's re-evaluations
     lent_fresh = lend(fresh)
     for r in range(replications):
@@ -257,8 +299,10 @@ def _template(
             return STOPPED
         owned = start(params, k, rounds, streams[r])
         state = lend(owned)  # see lend: no reference counting in the rounds
+        world_owned = world_init(world_params, world_data[r if per_replication else 0], k,
+                                 rounds, world_noise[r])  # fmt: skip
+        world = lend(world_owned)
         pulls = np.zeros(k, dtype=np.int64)
-        row = values[r if per_replication else 0]
         reward = 0.0
         value = 0.0
         switches = 0
@@ -273,16 +317,13 @@ def _template(
                 invalid[1] = t
                 invalid[2] = a
                 return INVALID
-            m = pulls[a]
-            v = row[a, t - 1] if by_round else row[a, m if per_pull else 0]
-            x = outcome(noise, sigma, key, replication_ids[r], a, m, v)
+            x, v = world_step(world, lent_world_params, t, a)
             reward += x
             value += v
-            pulls[a] = m + 1
+            pulls[a] += 1
             update(state, lent_params, t, a, x)
             if reevaluating:  # a constant of the copy
-                reevaluations(noise, sigma, key, replication_ids[r], row, per_pull, pulls, t,
-                              lent_fresh)  # fmt: skip
+                world_reevaluate(world, lent_world_params, t, lent_fresh)
                 reevaluate(state, lent_params, t, lent_fresh)
             if previous >= 0 and a != previous:
                 switches += 1
@@ -290,8 +331,12 @@ def _template(
             if c < n_cp and t == checkpoints[c]:
                 record(out_reward[r], out_expected[r], out_pulls[r], out_switches[r], c, reward,
                        value, pulls, switches)  # fmt: skip
+                if recording:  # a constant of the copy
+                    world_record(world, lent_world_params, out_world[r, c])
                 c += 1
-        keep(owned)  # the lent arrays' owner lives to here
+        keep(owned)  # the lent arrays' owners live to here
+        keep(world_owned)
     keep(params)
+    keep(world_params)
     keep(fresh)
     return DONE

@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import get_cython_function_address, overload
 
+from impactbandits.core.streams import beta_inverse as _core_beta_inverse
 from impactbandits.core.streams import inverse_normal
 from impactbandits.kernels.codes import BERNOULLI, BETA_CONCENTRATION, BETA_MEAN, NORMAL
 
@@ -51,6 +52,16 @@ def _inverse_normal(p: Any) -> Any:
 
     def implementation(p: Any) -> Any:
         return _ndtri(p)
+
+    return implementation
+
+
+@overload(_core_beta_inverse, inline="always")
+def _beta_inverse_overload(a: Any, b: Any, u: Any) -> Any:
+    """Compiled :func:`~impactbandits.core.streams.beta_inverse`: the same C function."""
+
+    def implementation(a: Any, b: Any, u: Any) -> Any:
+        return _betaincinv(a, b, u)
 
     return implementation
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from impactbandits.core.compiled import CompiledStep, Kernel
+from impactbandits.core.world import CompiledWorld
 
 __all__ = ["LOOP_SOURCES", "builtin", "files_tag", "loop_tag", "srum_tag", "step_tag"]
 
@@ -120,17 +121,19 @@ def srum_tag(value: Kernel, range_: Kernel) -> str | None:
     return files_tag(["run_srum", *names], [value.py_func, range_.py_func], extra)
 
 
-def loop_tag(step: CompiledStep, reevaluating: bool = False) -> str | None:
-    """The name of ``step``'s loop: :func:`~impactbandits.kernels.sources.step_tag`, or for the
-    loop that calls its ``reevaluate`` (``reevaluating``) a tag that also covers that kernel's
-    sources (``loop_<tag>`` in numba's cache and in the module built ahead of time)."""
-    tag = step_tag(step)
-    if not reevaluating or step.reevaluate is None or tag is None:
-        return tag
-    return _reevaluating_tag(tag, step.reevaluate)
+def loop_tag(step: CompiledStep, world: CompiledWorld, reevaluating: bool = False) -> str | None:
+    """The name of the loop of ``step`` in ``world`` (``loop_<tag>`` in numba's cache and in the
+    module built ahead of time): a hash of every kernel's name and sources (with the step's and
+    the world's ``reevaluate`` for the loop that calls them, ``reevaluating``)."""
+    kernels: tuple[Kernel, ...] = (step.init, step.select, step.update, world.init, world.step)
+    if reevaluating and step.reevaluate is not None and world.reevaluate is not None:
+        kernels += (step.reevaluate, world.reevaluate)
+    if world.record is not None:
+        kernels += (world.record,)
+    return _loop_tag(kernels, step.stream)
 
 
 @functools.cache
-def _reevaluating_tag(tag: str, reevaluate: Kernel) -> str | None:
-    name = f"{reevaluate.py_func.__module__}:{reevaluate.py_func.__qualname__}"
-    return files_tag([tag, "reevaluate", name], [reevaluate.py_func])
+def _loop_tag(kernels: tuple[Kernel, ...], stream: bool) -> str | None:
+    names = [f"{k.py_func.__module__}:{k.py_func.__qualname__}" for k in kernels]
+    return files_tag([*names, "stream"] if stream else names, [k.py_func for k in kernels])

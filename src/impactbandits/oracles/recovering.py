@@ -63,6 +63,7 @@ __all__ = [
     "lookahead_actions",
     "lookahead_values",
     "optimal_values",
+    "plan_gaps",
     "plan_positions",
     "plan_table",
     "plan_totals",
@@ -171,7 +172,7 @@ def plan_table(k: int, d: int, repetitions: bool = True) -> np.ndarray:
     return np.array(list(source), dtype=np.int64).reshape(-1, d)
 
 
-def _gaps(plans: np.ndarray) -> np.ndarray:
+def plan_gaps(plans: np.ndarray) -> np.ndarray:
     """``(P, d)``: ``l − m − 1`` if the arm of step ``l`` was last planned at step ``m < l``,
     else −1."""
     gaps = np.full(plans.shape, -1, dtype=np.int64)
@@ -184,7 +185,7 @@ def _gaps(plans: np.ndarray) -> np.ndarray:
 
 def plan_positions(z: np.ndarray, plans: np.ndarray, z_max: int) -> np.ndarray:
     """``(R, P, d)``: the ``z`` each planned pull meets, from ``z (R, K)`` at the block start."""
-    gaps = _gaps(plans)
+    gaps = plan_gaps(plans)
     steps = np.arange(plans.shape[1], dtype=np.int64)
     aged = np.minimum(z[:, plans] + steps, z_max)  # (R, P, d): not yet pulled in the plan
     return np.where(gaps >= 0, np.minimum(gaps, z_max), aged)

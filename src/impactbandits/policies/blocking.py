@@ -14,6 +14,10 @@ the policy's own past actions (:class:`~impactbandits.oracles.blocking.BlockingC
 arm is available the policy plays arm 0, a blocked pick: an idle round, whose 0 is not counted
 as a sample of that arm.
 
+Compiled step (:mod:`~impactbandits.core.compiled`): :func:`ucb_greedy_init`,
+:func:`ucb_greedy_select` and :func:`ucb_greedy_update`, the same rounds for one replication
+(``params``: c, then the delays, capped at the run's length + 1 in ``init``).
+
 Oracle Greedy (play the available arm with the highest *true* mean) is not a policy here —
 the library's learners are never told the means — but the oracle
 :func:`~impactbandits.oracles.blocking.oracle_greedy`, the benchmark of UCB Greedy's regret.
@@ -22,9 +26,11 @@ the library's learners are never told the means — but the oracle
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
+from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
@@ -33,7 +39,13 @@ from impactbandits.errors import SpecError
 from impactbandits.oracles.blocking import BlockingClock
 from impactbandits.params import PositiveFloat
 
-__all__ = ["UCB_GREEDY_C", "UCBGreedy"]
+__all__ = [
+    "UCB_GREEDY_C",
+    "UCBGreedy",
+    "ucb_greedy_init",
+    "ucb_greedy_select",
+    "ucb_greedy_update",
+]
 
 #: UCB Greedy's exploration constant: index μ̂_i + sqrt(UCB_GREEDY_C · ln t / N_i).
 UCB_GREEDY_C = 8.0
@@ -79,3 +91,44 @@ class UCBGreedy(Policy):
         rows, arms = self.rows[pulled], actions[pulled]
         self.counts[rows, arms] += 1.0
         self.sums[rows, arms] += feedback.reward[pulled]
+
+    def compiled_step(self) -> CompiledStep | None:
+        """The rounds, one replication at a time (module docstring)."""
+        params = np.concatenate(([self.c], self.clock.delays.astype(np.float64)))
+        return CompiledStep(ucb_greedy_init, ucb_greedy_select, ucb_greedy_update, params)
+
+
+@kernel
+def ucb_greedy_init(params: np.ndarray, k: int, rounds: int) -> tuple[Any, ...]:
+    """Real pulls and reward sums per arm, the first round each arm is available in, and the
+    delays capped at ``rounds + 1`` (the same availability in every round of the run)."""
+    delays = np.empty(k, dtype=np.int64)
+    for i in range(k):
+        delays[i] = int(min(params[1 + i], rounds + 1.0))
+    return np.zeros(k), np.zeros(k), np.zeros(k, dtype=np.int64), delays
+
+
+@kernel
+def ucb_greedy_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
+    """:meth:`UCBGreedy.select`: the available arm with the highest index (unpulled: +inf),
+    ties to the lowest arm; arm 0 when none is available."""
+    counts, sums, free_at = state[0], state[1], state[2]
+    log_t = params[0] * math.log(t)
+    best, arm = -np.inf, 0
+    for i in range(counts.size):
+        if free_at[i] > t:
+            continue
+        value = sums[i] / counts[i] + math.sqrt(log_t / counts[i]) if counts[i] > 0.0 else np.inf
+        if value > best:
+            best, arm = value, i
+    return arm
+
+
+@kernel
+def ucb_greedy_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
+    """:meth:`UCBGreedy.update`: a real pull (the arm was available) counts and blocks it."""
+    counts, sums, free_at, delays = state
+    if free_at[arm] <= t:
+        free_at[arm] = t + delays[arm]
+        counts[arm] += 1.0
+        sums[arm] += reward

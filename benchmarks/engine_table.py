@@ -57,7 +57,7 @@ included). Wall seconds depend on the load of the shared machine; CPU seconds mu
 
 The measuring is in ``tree_measure.py``, the workloads (and row 3's reference) in
 ``engine_workloads.py``; this file holds the rows and the table.
-8-9. The open compiled path (``engine_compiled.py``): a user's policy compiled against its NumPy
+8-10. The open compiled path (``engine_compiled.py``): a user's policy compiled against its NumPy
    form, and a pip install (numba's JIT) against the make install (the built module).
 """
 
@@ -83,7 +83,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 # benchmarks/ is not a package; importing engine_workloads registers its workloads
-from engine_compiled import row_pip, row_user_policy  # noqa: E402
+from engine_compiled import row_pip, row_user_policy, row_user_world  # noqa: E402
 from engine_workloads import (  # noqa: E402
     EXP3_GAMMA,
     SINGLE_PEAKED_INSTANCE,
@@ -691,7 +691,7 @@ def row_figures(table: Table) -> None:
 
 # == main ==========================================================================================
 
-ROWS = ("1", "2", "3", "4", "5", "6", "7", "8", "9")
+ROWS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -730,6 +730,7 @@ def main(argv: list[str] | None = None) -> None:
                 "7": partial(row_figures, table),
                 "8": partial(row_user_policy, table, Row, args.quick),
                 "9": partial(row_pip, table, Row, CLI, scratch, args.quick),
+                "10": partial(row_user_world, table, Row, args.quick),
             }[key]
             result = _guard(table, key, step)
             if key == "4":

@@ -38,15 +38,20 @@ ENVIRONMENTS = [
     ("rotting", {"length": 400, "breakpoint": 100}),
     ("gaussian", {"means": list(np.linspace(0.0, 1.0, 70)), "sigma": 0.2}),  # UCB1's buckets
     ("blocking", {"means": [0.9, 0.5, 0.3, 0.2], "delays": [3, 1, 2, 5]}),  # a world's idle rounds
-]
+    ("rebounding", {"base": [1.0, 0.9, 0.8], "retention": [0.5, 0.7, 0.2],
+                    "influence": [0.3, 0.2, 0.5], "sigma": 0.1, "sigma_z": 0.05,
+                    "reveal_parameters": True}),
+]  # fmt: skip
 #: The built-ins known to declare a step (a floor: the test fails if one stops declaring it).
 DECLARED = {
     "greedy", "ucb1", "exp3", "r-exp3", "ucb", "d-ucb", "sw-ucb", "last-reward-greedy",
     "one-step-optimistic", "spo", "spo-delta", "patil", "hkr", "fewa", "moss",
     "thompson", "thompson-gaussian", "kl-ucb", "ucb-v", "exp3s", "ser4", "d-ts",
     "sw-ts", "sw-kl-ucb", "cusum-ucb", "m-ucb", "glr-klucb", "r-ed-ucb", "r-less-ucb",
-    "raw-ucb",
+    "raw-ucb", "rebounding-lookahead", "ucb-greedy",
 }  # fmt: skip
+#: The environment a policy of DECLARED that needs one of its own is checked on.
+HOME = {"ucb-greedy": ENVIRONMENTS[4], "rebounding-lookahead": ENVIRONMENTS[5]}
 #: Other parameters whose compiled step takes another branch.
 VARIANTS = [
     ("kl-ucb", {"level": "kl-ucb+", "c": 1.0}),
@@ -82,12 +87,15 @@ def test_every_declared_step_equals_its_readable_class(name, env_spec):
 @pytest.mark.parametrize("name", sorted(DECLARED))
 def test_every_built_in_that_had_a_kernel_declares_a_step(name):
     """So the comparison above runs for it (it passes silently for a policy without a step)."""
-    env = build_environment("bernoulli", {"means": [0.3, 0.5, 0.7]})
+    home = HOME.get(name, ENVIRONMENTS[0])
+    env = build_environment(*home)
     env.reset(EnvironmentRandom(1, 2, [0]))
     policy = build_policy(name, REQUIRED.get(name, {}))
     policy.reset(env.action_space, 100, BatchRNG.from_key(1, (3,), [0]))
     assert compiled_step(policy) is not None
-    assert check_compiled_step(lambda: build_policy(name, REQUIRED.get(name, {})), rounds=50)
+    assert check_compiled_step(
+        lambda: build_policy(name, REQUIRED.get(name, {})), lambda: build_environment(*home), 50
+    )
 
 
 def _ucb1_subclass(method: str) -> type:

@@ -263,3 +263,16 @@ def test_the_recovering_worlds_lookahead_regret_equals_the_readable_one(params):
         metrics.append(env.summary_metrics(trajectory)["lookahead_regret"])
     assert np.array_equal(metrics[0], metrics[1])
     assert np.all(np.isfinite(metrics[0]))
+
+
+@pytest.mark.parametrize("w", [1, 2, 3])
+@pytest.mark.parametrize("params", REBOUNDING, ids=range(len(REBOUNDING)))
+def test_the_lookahead_planner_runs_compiled_and_equals_its_readable_class(params, w):
+    from impactbandits.envs.rebounding import ReboundingBandit
+    from impactbandits.policies.rebounding import ReboundingLookahead
+
+    assert check_compiled_step(
+        lambda: ReboundingLookahead(w),
+        lambda: ReboundingBandit(**params, reveal_parameters=True),
+        rounds=200,
+    )

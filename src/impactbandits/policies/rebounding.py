@@ -26,26 +26,36 @@ Model and sources: :mod:`impactbandits.envs.rebounding`; planning:
   ``b − λ``, the effective base that planning needs, so EEP is unchanged.
 
 Both are deterministic (no random draws) and batched: each replication plans with its own
-state and estimates.
+state and estimates. :class:`ReboundingLookahead` has a compiled step
+(:func:`lookahead_init`, :func:`lookahead_select`, :func:`lookahead_update`: the same plans,
+totals and ties for one replication).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
 
+from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
-from impactbandits.oracles.rebounding import plan_block
+from impactbandits.oracles.rebounding import MAX_PLANS, plan_block
 from impactbandits.params import WINDOW, Lookahead
 
-__all__ = ["ExploreEstimatePlan", "ReboundingLookahead", "eep_estimates"]
+__all__ = [
+    "ExploreEstimatePlan",
+    "ReboundingLookahead",
+    "eep_estimates",
+    "lookahead_init",
+    "lookahead_select",
+    "lookahead_update",
+]
 
 
 class _BlockPlanner:
@@ -106,6 +116,75 @@ class ReboundingLookahead(Policy):
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         self._planner.record(actions)
+
+    def compiled_step(self) -> CompiledStep | None:
+        """The rounds, one replication at a time (``params``: w, then b, γ, λ per arm);
+        ``None`` beyond the planner's limit of plans (the readable form then says so)."""
+        planner = self._planner
+        if planner.base.shape[1] ** self.lookahead > MAX_PLANS:
+            return None
+        known = (planner.base[0], planner.retention[0], planner.influence[0])
+        params = np.concatenate(([float(self.lookahead)], *known))
+        return CompiledStep(lookahead_init, lookahead_select, lookahead_update, params)
+
+
+@kernel
+def lookahead_init(params: np.ndarray, k: int, rounds: int) -> tuple[Any, ...]:
+    """The parameters ``(3, K)``, the satiation, the block's plan and its position (``w``:
+    plan anew), every ``w``-arm sequence in lexicographic order (``itertools.product``) and a
+    scratch satiation for evaluating them."""
+    w = int(params[0])
+    count = k**w
+    known = np.empty((3, k))
+    for row in range(3):
+        for i in range(k):
+            known[row, i] = params[1 + row * k + i]
+    plans = np.empty((count, w), dtype=np.int64)
+    for p in range(count):
+        rest = p
+        for j in range(w - 1, -1, -1):  # the last arm varies fastest
+            plans[p, j] = rest % k
+            rest //= k
+    position = np.full(1, w, dtype=np.int64)
+    return known, np.zeros(k), np.zeros(w, dtype=np.int64), position, plans, np.empty(k)
+
+
+@kernel
+def lookahead_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
+    """The next arm of the block's plan; at a block's start, the plan of highest total
+    expected reward from the present satiation (:func:`~impactbandits.oracles.rebounding.
+    plan_block`: totals round by round, the first plan on ties)."""
+    known, satiation, plan, position, plans, scratch = state
+    w = plan.size
+    if position[0] == w:
+        best, chosen = -np.inf, 0
+        for p in range(plans.shape[0]):
+            for i in range(satiation.size):
+                scratch[i] = satiation[i]
+            total = 0.0
+            for j in range(w):
+                arm = plans[p, j]
+                total = total + (known[0, arm] - known[2, arm] * scratch[arm])
+                scratch[arm] += 1.0
+                for i in range(scratch.size):
+                    scratch[i] = scratch[i] * known[1, i]
+            if total > best:
+                best, chosen = total, p
+        for j in range(w):
+            plan[j] = plans[chosen, j]
+        position[0] = 0
+    arm = plan[position[0]]
+    position[0] += 1
+    return arm
+
+
+@kernel
+def lookahead_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
+    """The expected satiation of the arms played: ``s ← γ (s + 1{pulled})``."""
+    known, satiation = state[0], state[1]
+    satiation[arm] += 1.0
+    for i in range(satiation.size):
+        satiation[i] *= known[1, i]
 
 
 def eep_estimates(rewards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -94,7 +94,7 @@ if __name__ == "__main__":
         trajectory = simulate(TiringArms([0.9, 0.7, 0.5]), ThompsonSampling(), 10_000, None,
                               np.array([10_000]), EnvironmentRandom(1, 2, seeds),
                               BatchRNG.from_key(1, (3,), seeds), compiled=compiled)  # fmt: skip
-        seconds = time.process_time() - start
+        spent = time.process_time() - start
         mean = trajectory.reward[:, -1].mean()
         loop = "compiled" if compiled else "readable"
-        print(f"{loop}: mean reward {mean:.1f}, {seconds:.1f} CPU s")
+        print(f"{loop}: mean reward {mean:.1f}, CPU time {spent:.1f}")

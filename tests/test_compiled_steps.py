@@ -88,6 +88,8 @@ def test_every_declared_step_equals_its_readable_class(name, env_spec):
 def test_every_built_in_that_had_a_kernel_declares_a_step(name):
     """So the comparison above runs for it (it passes silently for a policy without a step)."""
     home = HOME.get(name, ENVIRONMENTS[0])
+    if name in HOME and kernels.backend() == "aot":
+        pytest.skip("the built module holds the pull-table world's loops only")
     env = build_environment(*home)
     env.reset(EnvironmentRandom(1, 2, [0]))
     policy = build_policy(name, REQUIRED.get(name, {}))

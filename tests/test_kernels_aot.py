@@ -73,19 +73,22 @@ def test_missing_or_unreadable_stamps_are_not_usable(tmp_path):
     ("change", "message"),
     [
         (lambda a: [a[0].astype(np.float32), *a[1:]], "argument 0 must be a C-contiguous 1-d"),
-        (lambda a: [a[0], a[1][:, :, ::2], *a[2:]], "argument 1 must be a C-contiguous 3-d"),
-        (lambda a: [*a[:2], 1.5, *a[3:]], "argument 2 must be a int64 scalar"),
-        (lambda a: [*a[:3], True, *a[4:]], "argument 3 must be a float64 scalar"),
-        (lambda a: a[:-1], "17 arguments expected, 16 given"),
+        (lambda a: [*a[:2], a[2][:, :, ::2], *a[3:]], "argument 2 must be a C-contiguous 3-d"),
+        (
+            lambda a: [*a[:3], a[3].astype(np.int64), *a[4:]],
+            "argument 3 must be a C-contiguous 2-d uint64",
+        ),
+        (lambda a: [*a[:6], 1.5, *a[7:]], "argument 6 must be a int64 scalar"),
+        (lambda a: [*a[:6], True, *a[7:]], "argument 6 must be a int64 scalar"),
+        (lambda a: a[:-1], "15 arguments expected, 14 given"),
     ],
 )
 def test_check_refuses_any_other_type_naming_the_argument(change, message):
     args = [
-        np.zeros(1), np.zeros((1, 2, 4)), 0, 0.1, np.zeros(2, np.uint64), np.zeros(1, np.uint64),
-        np.zeros((1, 0)), np.zeros((1, 3), np.uint64), 0, 5, np.array([5]), np.zeros((1, 1)),
-        np.zeros((1, 1)),
-        np.zeros((1, 1, 2)), np.zeros((1, 1), np.int64), np.zeros(3, np.int64),
-        np.zeros(1, np.int64),
+        np.zeros(1), np.zeros(3), np.zeros((1, 2, 4)), np.zeros((1, 3), np.uint64),
+        np.zeros((1, 1)), np.zeros((1, 3), np.uint64), 5, np.array([5]), np.zeros((1, 1)),
+        np.zeros((1, 1)), np.zeros((1, 1, 2)), np.zeros((1, 1), np.int64), np.zeros((1, 1, 0)),
+        np.zeros(3, np.int64), np.zeros(1, np.int64),
     ]  # fmt: skip
     assert len(aot.check(tuple(args), aot.LOOP_ARGS)) == len(aot.LOOP_ARGS)
     with pytest.raises(TypeError, match=message):

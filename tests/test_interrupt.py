@@ -355,3 +355,53 @@ def test_the_serial_backend_stops_within_seconds_inside_a_long_cell(tmp_path, si
     assert "2 cells x 1 seeds: 1 to run, 1 already stored" in err
     assert err.strip().splitlines()[-1] == message
     assert seconds < PROMPTLY
+
+
+def test_a_ctrl_c_answered_inside_code_run_from_a_string_still_exits_130(tmp_path):
+    """CPython flags a ``KeyboardInterrupt`` that leaves any ``exec`` of a string (SciPy's imports
+    run one) and, at exit, turns the flag into a death by SIGINT (status -2) whatever
+    ``sys.exit`` asked: the command line answers the interrupt, so it must still exit 130 with
+    its one line. The interrupt here is raised by the import of a module the spec names (a
+    real Ctrl-C lands there at a moment a test cannot choose)."""
+    (tmp_path / "ctrl_c_on_import.py").write_text(
+        'exec("raise KeyboardInterrupt")\n\nPolicy = None\n'
+    )
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        'name = "x"\nseeds = 1\nhorizons = [10]\n\n[[environments]]\nkind = "bernoulli"\n'
+        'means = [0.3, 0.7]\n\n[[policies]]\nkind = "ctrl_c_on_import:Policy"\n'
+    )
+    path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)
+    done = subprocess.run(
+        [sys.executable, "-m", "impactbandits", "run", str(spec), "--no-report",
+         "--out", str(tmp_path / "run")],
+        capture_output=True, text=True, preexec_fn=_default_sigint, timeout=120,
+        env={**os.environ, "PYTHONPATH": path},
+    )  # fmt: skip
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "error: interrupted"
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_an_interrupt_before_the_store_is_read_claims_no_count(tmp_path, monkeypatch, fresh):
+    """Ctrl-C while the run directory is being opened: the message says nothing was computed
+    and, for an existing run, that what it holds is kept — not "0 of N results are stored"
+    (which would be false for a resumed run)."""
+    from impactbandits.experiments import runner
+    from tests.conftest import small_spec
+
+    spec = small_spec(seeds=1, horizons=[20])
+    run_dir = tmp_path / "run"
+    if not fresh:
+        runner.run_experiment(spec, run_dir, backend="serial", progress=False)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner.Store, "create", interrupted)
+    with pytest.raises(runner.Interrupted) as raised:
+        runner.run_experiment(spec, run_dir, backend="serial", progress=False)
+    kept = "" if fresh else f"; what {run_dir} holds is kept"
+    assert str(raised.value) == f"interrupted before the run began: nothing was computed{kept}"
+    if not fresh:
+        assert _stored(run_dir) == len(runner.expand(spec)) * spec.seeds

@@ -136,6 +136,18 @@ def _fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
+def _answered_interrupt() -> None:
+    """Forget that a Ctrl-C left an ``exec`` of a string unanswered, now that it is answered.
+
+    CPython keeps one process-wide flag for a ``KeyboardInterrupt`` that ends any code run from
+    a string (``exec(str)``: SciPy's imports run one), and a process whose flag is set at exit
+    re-raises SIGINT and dies by it (status -2) whatever ``sys.exit`` asked. A Ctrl-C that lands
+    in such an import during a run would so turn the documented 130 into a signal death.
+    Evaluating any code from a string resets the flag; only this handler, which answered the
+    interrupt, does so."""
+    exec("")  # a constant empty string: resets the flag, runs nothing
+
+
 #: Exit status when the reader of standard output went away (``| head``): 128 + SIGPIPE, what a
 #: shell reports for a command a broken pipe stopped.
 BROKEN_PIPE = 141
@@ -192,8 +204,10 @@ def _guard(function: Callable[..., Any]) -> Callable[..., Any]:
             settings.check()  # a bad environment variable, before anything runs
             return function(*args, **kwargs)
         except _interrupted() as exc:  # (evaluated only when something was raised)
+            _answered_interrupt()
             _fail(str(exc), exc.exit_status)  # 130 for Ctrl-C, 143 for SIGTERM
         except KeyboardInterrupt:
+            _answered_interrupt()
             _fail("interrupted", 130)
         except Exception as exc:
             if isinstance(exc, BrokenPipeError) and _stdout_closed():  # not a worker's pipe

@@ -285,7 +285,7 @@ def run_experiment(
     if dedup is None:
         dedup = _dedup_default()
     computed = 0
-    reused = 0
+    reused: int | None = None  # until the store is read
     simulated = 0
     fresh = not path.exists()
     clock = SessionClock(backend, n_workers)
@@ -304,6 +304,7 @@ def run_experiment(
             missing = [
                 [s for s in range(spec.seeds) if (cell.key, s) not in finished] for cell in cells
             ]
+            reused = len(cells) * spec.seeds - sum(map(len, missing))
             tasks = plan(cells, missing, n_workers, batch_size, dedup)
             if backend == "auto":
                 backend = choose_backend(tasks, n_workers)
@@ -318,7 +319,6 @@ def run_experiment(
             total = sum(t.seeds for t in tasks)
             copies = sum(len(t.copies) for t in tasks)
             simulated = total - copies
-            reused = len(cells) * spec.seeds - total
             if log is not None:
                 log(
                     f"{len(cells)} cells x {spec.seeds} seeds: {total} to run, "
@@ -360,10 +360,13 @@ def run_experiment(
     except (KeyboardInterrupt, TerminateRequest) as stop:
         _record_session(path, clock, total, computed, "interrupted")
         error = Terminated if isinstance(stop, TerminateRequest) else Interrupted
+        word = "terminated" if error is Terminated else "interrupted"
+        if reused is None:  # before the store was read: say nothing of what it holds
+            done = "nothing was computed" + (f"; what {path} holds is kept" * (not fresh))
+            raise error(f"{word} before the run began: {done}") from None
         raise error(
-            f"{'terminated' if error is Terminated else 'interrupted'}: {computed + reused} of "
-            f"{len(cells) * spec.seeds} results are stored in {path}; run the same command "
-            "again to resume"
+            f"{word}: {computed + reused} of {len(cells) * spec.seeds} results are stored in "
+            f"{path}; run the same command again to resume"
         ) from None
     except ImpactBanditsError:
         if fresh and computed == 0:

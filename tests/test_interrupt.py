@@ -105,7 +105,7 @@ def _arguments(
 
 def _outputs(function: object, args: tuple) -> list[np.ndarray]:
     """The arrays ``function`` writes (its ``out_*`` arguments), filled with a sentinel: SRUM's
-    loop (built ahead of time or not) takes 25 arguments before ``stop``, the generic one 14
+    loop (built ahead of time or not) takes 25 arguments before ``stop``, the generic one 16
     (the outputs after the step's params, the world's params, data and noise, uniforms,
     streams, rounds and the checkpoints)."""
     srum = len(args) == len(aot.SRUM_ARGS) - 1

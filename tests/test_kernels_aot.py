@@ -80,7 +80,7 @@ def test_missing_or_unreadable_stamps_are_not_usable(tmp_path):
         ),
         (lambda a: [*a[:6], 1.5, *a[7:]], "argument 6 must be a int64 scalar"),
         (lambda a: [*a[:6], True, *a[7:]], "argument 6 must be a int64 scalar"),
-        (lambda a: a[:-1], "15 arguments expected, 14 given"),
+        (lambda a: a[:-1], "17 arguments expected, 16 given"),
     ],
 )
 def test_check_refuses_any_other_type_naming_the_argument(change, message):
@@ -88,7 +88,8 @@ def test_check_refuses_any_other_type_naming_the_argument(change, message):
         np.zeros(1), np.zeros(3), np.zeros((1, 2, 4)), np.zeros((1, 3), np.uint64),
         np.zeros((1, 1)), np.zeros((1, 3), np.uint64), 5, np.array([5]), np.zeros((1, 1)),
         np.zeros((1, 1)), np.zeros((1, 1, 2)), np.zeros((1, 1), np.int64), np.zeros((1, 1, 0)),
-        np.zeros(3, np.int64), np.zeros(1, np.int64),
+        np.zeros((1, 1, 0), np.int64), np.zeros((1, 0), np.int64), np.zeros(3, np.int64),
+        np.zeros(1, np.int64),
     ]  # fmt: skip
     assert len(aot.check(tuple(args), aot.LOOP_ARGS)) == len(aot.LOOP_ARGS)
     with pytest.raises(TypeError, match=message):

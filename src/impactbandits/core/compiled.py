@@ -18,7 +18,8 @@ for a policy that draws nothing). A policy that draws more than one value a roun
 sampling: one per arm) declares :attr:`CompiledStep.stream` instead: its ``init`` then takes
 the replication's counter-based stream as a fourth argument (:mod:`~impactbandits.core.
 streams`). A policy whose readable form reads :attr:`~impactbandits.core.feedback.Feedback.
-reevaluated` declares a fourth kernel, :attr:`CompiledStep.reevaluate`. After ``reset`` the
+reevaluated` declares a fourth kernel, :attr:`CompiledStep.reevaluate`, and a policy with
+phases one that reports them, :attr:`CompiledStep.phase`. After ``reset`` the
 policy's :meth:`~impactbandits.core.policy.Policy.compiled_step` returns them as a
 :class:`CompiledStep`, or ``None`` (no compiled form for these parameters).
 
@@ -35,8 +36,8 @@ here imports numba, so declaring a compiled step costs a policy module nothing a
 and the step functions can be called (and debugged) from Python as they are.
 
 A subclass inherits its parent's compiled step only if it changes none of ``reset``,
-``select`` and ``update``: :func:`declared_step` asks that the class defining
-``compiled_step`` be at least as derived as the ones defining those three (and likewise for an
+``select``, ``update`` and ``current_phase``: :func:`declared_step` asks that the class defining
+``compiled_step`` be at least as derived as the ones defining those (and likewise for an
 environment's ``pull_model`` against its ``reset`` and ``step``), so a user's subclass
 that overrides ``select`` runs its own (readable) code, never the parent's compiled copy.
 """
@@ -117,13 +118,20 @@ class CompiledStep:
     environment without re-evaluations (the step then plays as without it). A policy of this
     library without it reads no re-evaluations and runs compiled on such an environment too; a
     user's policy without it runs its readable form there (it may read them)."""
+    phase: Kernel | None = None
+    """For a policy with :attr:`~impactbandits.core.policy.Policy.phases`: ``phase(state,
+    params)`` → the index into ``phases`` of the round just selected (its ``current_phase``),
+    which the loop calls after ``select`` and before the world plays the arm, and counts into
+    the run's rounds per phase and phase switches. A policy with phases and no ``phase`` runs
+    its readable form."""
 
     def __post_init__(self) -> None:
         for name in ("init", "select", "update"):
             if not isinstance(getattr(self, name), Kernel):
                 raise TypeError(f"CompiledStep.{name} must be a function marked with @kernel")
-        if self.reevaluate is not None and not isinstance(self.reevaluate, Kernel):
-            raise TypeError("CompiledStep.reevaluate must be a function marked with @kernel")
+        for name in ("reevaluate", "phase"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), Kernel):
+                raise TypeError(f"CompiledStep.{name} must be a function marked with @kernel")
         if self.draws not in (0, 1):
             raise ValueError("CompiledStep.draws must be 0 or 1")
         if self.stream and self.draws:
@@ -144,7 +152,7 @@ def _defining(cls: type, name: str) -> type | None:
 def declared_step(
     obj: Any,
     declaration: str = "compiled_step",
-    methods: tuple[str, ...] = ("reset", "select", "update"),
+    methods: tuple[str, ...] = ("reset", "select", "update", "current_phase"),
 ) -> Any:
     """``obj.<declaration>`` (a bound method, to be called by the caller) if the class that
     defines ``declaration`` also stands for ``methods`` (it, or a subclass of it, defines each),

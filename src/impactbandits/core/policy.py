@@ -201,12 +201,14 @@ class BatchedSimplePolicy(Policy):
 
     def compiled_step(self) -> CompiledStep | None:
         """The copies' compiled step (each copy was reset alike), if they declare one that
-        draws nothing."""
+        draws nothing (a copy draws from NumPy's generator, which no step reads)."""
         if not self._copies:
             return None
         declared = declared_step(self._copies[0])
         step = None if declared is None else declared()
-        return None if not isinstance(step, CompiledStep) or step.draws else step
+        if not isinstance(step, CompiledStep) or step.draws or step.stream:
+            return None
+        return step
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         for i, policy in enumerate(self._copies):

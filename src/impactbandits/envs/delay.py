@@ -24,32 +24,32 @@ m-th pull of arm i in replication r uses the same uniform for every policy).
   "implicitly assume that BanditRanker successfully ranked the arms"); without it a learner
   must rank them itself (``ranker-low``).
 
-Compiled rounds: :meth:`DelayedPayoffBandit.compiled_delay` declares the same rounds for one
-replication (:class:`CompiledDelay`: μ_i(τ) and the Bernoulli draw from the same common random
-numbers, with the delays the readable ``reset`` drew), which the B2DEP loop
-(:mod:`impactbandits.kernels.b2dep`) plays with the same numbers.
+Compiled rounds: :meth:`DelayedPayoffBandit.compiled_world` declares the same rounds for one
+replication (:mod:`~impactbandits.core.world`: μ_i(τ) and the Bernoulli draw from the same
+common random numbers, with the delays the readable ``reset`` drew), in which the compiled loop
+plays any policy's compiled step, phases included, with the same numbers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 from pydantic import Field
 
-from impactbandits.core.compiled import Kernel, kernel
+from impactbandits.core.compiled import kernel
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Discrete
 from impactbandits.core.streams import stream_uniform
+from impactbandits.core.world import CompiledWorld, noise_words
 from impactbandits.errors import SpecError
 from impactbandits.params import RECOVERY, NonNegativeFloat, Probability
 
 if TYPE_CHECKING:
     from impactbandits.core.simulate import Trajectory
 
-__all__ = ["CompiledDelay", "DelayedPayoffBandit", "ranking_order"]
+__all__ = ["DelayedPayoffBandit", "ranking_order"]
 
 #: f(τ) = DEFAULT_DECAY^τ (the fidelity ledger,
 #: https://impactbandits.readthedocs.io/en/latest/fidelity/).
@@ -155,15 +155,14 @@ class DelayedPayoffBandit(Environment):
         self._last[self._rows, actions] = self._t
         return Outcome(Feedback((u < mean).astype(float)), mean)
 
-    def compiled_delay(self) -> CompiledDelay:
-        """The compiled form of the rounds of the replications just reset: the baseline means
-        and f's table as ``params``, the delays ``reset`` drew, the noise table's stream."""
-        noise = np.empty((self._rows.size, 3), dtype=np.uint64)
-        noise[:, 0], noise[:, 1] = self._noise.key
-        noise[:, 2] = self._noise.replications
+    def compiled_world(self, rounds: int) -> CompiledWorld:
+        """The compiled form of the rounds of the replications just reset
+        (:mod:`~impactbandits.core.world`): the baseline means and f's table as ``params``
+        (μ_1 … μ_k, then f(1), f(2), …), the delays ``reset`` drew as ``data`` (``(R, k)``),
+        the noise table's words as ``noise``."""
         params = np.concatenate([self.means, self.f_values])
-        delays = np.ascontiguousarray(self._delays, dtype=np.int64)
-        return CompiledDelay(_delay_init, _delay_step, params, delays, noise)
+        return CompiledWorld(_delay_init, _delay_step, params, self._delays,
+                             noise_words(self._rows.size, self._noise))  # fmt: skip
 
     def summary_metrics(self, trajectory: Trajectory) -> dict[str, np.ndarray]:
         """Switching cost paid and reward net of it, realised and expected: ``switching_cost`` ×
@@ -180,30 +179,10 @@ class DelayedPayoffBandit(Environment):
         return {"switching_cost": cost, "net": reward - cost, "expected_net": expected - cost}
 
 
-@dataclass(frozen=True, eq=False)
-class CompiledDelay:
-    """:class:`DelayedPayoffBandit`'s rounds for one replication (kernels of
-    :mod:`impactbandits.core.compiled`): ``init(params, k, delays, noise)`` → state, with
-    ``delays`` and ``noise`` the replication's rows of :attr:`delays` and :attr:`noise`;
-    ``step(state, params, t, arm)`` → ``(reward, expected)`` of pulling ``arm`` in round ``t``
-    (1-based)."""
-
-    init: Kernel
-    step: Kernel
-    params: np.ndarray
-    """μ_1 … μ_k, then f(1), f(2), … (:attr:`DelayedPayoffBandit.f_values`)."""
-    delays: np.ndarray
-    """``(R, k)`` ``int64``: the delays of the replications (:attr:`DelayedPayoffBandit.
-    instance_delays`)."""
-    noise: np.ndarray
-    """``(R, 3)`` ``uint64``: the noise table's key words and each replication's number (the
-    stream words of :mod:`~impactbandits.core.streams`, whose value at index m of channel i is
-    the table's)."""
-
-
 @kernel
-def _delay_init(params: np.ndarray, k: int, delays: np.ndarray, noise: np.ndarray):  # type: ignore[no-untyped-def]
-    """The round of each arm's last pull (−1: never), its pulls, the delays, the stream."""
+def _delay_init(params: np.ndarray, delays: np.ndarray, k: int, rounds: int, noise: np.ndarray):  # type: ignore[no-untyped-def]
+    """The round of each arm's last pull (−1: never), its pulls, the delays (whole numbers
+    held as floats), the stream."""
     last = np.empty(k, dtype=np.int64)
     last[:] = -1
     return last, np.zeros(k, dtype=np.int64), delays, noise

@@ -206,10 +206,6 @@ def runs_compiled(env: Any, policy: Policy) -> bool:
         return False
     if declared_step(policy, "compiled_run") is not None:  # SRUM's own loop
         return True
-    from impactbandits.kernels.b2dep_driver import b2dep_declared
-
-    if b2dep_declared(env, policy):  # delay-dependent payoffs' loop
-        return True
     if declared_step(env, "compiled_simplex", ("reset", "step", "reward_function")) is not None:
         copies = getattr(policy, "copies", None)  # a single-replication policy's first copy
         holder = copies[0] if copies else policy

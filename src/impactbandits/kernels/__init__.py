@@ -8,12 +8,14 @@ readable loop, and a large sweep says so on stderr:
 * numba is installed and ``IMPACTBANDITS_KERNELS`` (:data:`KERNELS_ENV`) does not turn it off;
 * the policy declares a compiled step (:mod:`impactbandits.core.compiled`: a built-in's, or a
   user's through the same protocol) and draws at most one uniform per round;
-* the environment declares a compiled world (:mod:`~impactbandits.core.world`: the blocking
-  and rebounding bandits, a user's environment) or a *pull model*
-  (:class:`~impactbandits.core.pull_model.PullModel`: the expected reward of the m-th pull of
-  each arm and the noise model, played as the pull-table world: the rested bandits, the
-  stationary Bernoulli and Gaussian bandits, and any subclass that keeps their ``step``), and
-  needs no per-arm rewards recorded, and the policy has no phases;
+* the environment declares a compiled world (:mod:`~impactbandits.core.world`: the blocking,
+  recovering and rebounding bandits, the bandit with delay-dependent payoffs, a user's
+  environment) or a *pull model* (:class:`~impactbandits.core.pull_model.PullModel`: the
+  expected reward of the m-th pull of each arm and the noise model, played as the pull-table
+  world: the rested bandits, the stationary Bernoulli and Gaussian bandits, and any subclass
+  that keeps their ``step``), and needs no per-arm rewards recorded, and a policy with phases
+  reports them in its step (:attr:`~impactbandits.core.compiled.CompiledStep.phase`: π_low and
+  π_ucb);
 * or the pair is Ron et al.'s SRUM (:class:`~impactbandits.policies.opportunity.
   SelfRegulatedUtilityMaximization`, either variant, UCB1 of either variant as the black box) on the
   reward-opportunity bandit with a built-in fairness function: :mod:`impactbandits.kernels.srum`
@@ -21,10 +23,7 @@ readable loop, and a large sweep says so on stderr:
 * or a learner over meta-arms (AD-UCB, HD-UCB, CUCB, EXP3 over meta-arms, or ``one-hot`` over a
   discrete policy with a compiled step) on Tang et al.'s delayed-impact bandit with a built-in
   reward family and impact function: :mod:`impactbandits.kernels.simplex` (the environment and
-  the policy each declare their half of a round, ``compiled_simplex``);
-* or a learner on Cella & Cesa-Bianchi's bandit with delay-dependent payoffs (π_low, π_ucb
-  with their phases, or any policy with a compiled step): :mod:`impactbandits.kernels.b2dep`
-  (``compiled_delay`` and ``compiled_phased_step``).
+  the policy each declare their half of a round, ``compiled_simplex``).
 
 Both give identical numbers: a compiled step transcribes its policy's operations in the same
 order, and the noise of each pull is computed from the same counter with the same functions

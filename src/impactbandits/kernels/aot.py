@@ -45,6 +45,7 @@ __all__ = [
     "entry",
     "fingerprint",
     "load",
+    "loop_args",
     "status",
 ]
 
@@ -69,20 +70,30 @@ _CHECKPOINTS: tuple[tuple[str, int], ...] = (
     ("float64", 3),  # out_pulls
     ("int64", 2),  # out_switches
 )
-#: The arguments of every loop entry (:func:`impactbandits.kernels.loop._template`), as
-#: (dtype, ndim) — ndim 0 a scalar — all arrays C-contiguous; the entries return an int64.
-LOOP_ARGS: tuple[tuple[str, int], ...] = (
-    ("float64", 1),  # params
-    ("float64", 1),  # world_params
-    ("float64", 3),  # world_data: the pull table's values
-    ("uint64", 2),  # world_noise
-    ("float64", 2),  # uniforms
-    ("uint64", 2),  # streams
-    *_CHECKPOINTS,
-    ("float64", 3),  # out_world
-    ("int64", 1),  # invalid
-    ("int64", 1),  # stop
-)
+
+
+def loop_args(data_ndim: int) -> tuple[tuple[str, int], ...]:
+    """The arguments of a loop entry (:func:`impactbandits.kernels.loop._template`) whose world
+    has ``data_ndim``-dimensional data, as (dtype, ndim) — ndim 0 a scalar — all arrays
+    C-contiguous; the entries return an int64."""
+    return (
+        ("float64", 1),  # params
+        ("float64", 1),  # world_params
+        ("float64", data_ndim),  # world_data
+        ("uint64", 2),  # world_noise
+        ("float64", 2),  # uniforms
+        ("uint64", 2),  # streams
+        *_CHECKPOINTS,
+        ("float64", 3),  # out_world
+        ("int64", 3),  # out_phases
+        ("int64", 2),  # out_phase_switches
+        ("int64", 1),  # invalid
+        ("int64", 1),  # stop
+    )
+
+
+#: The arguments of a loop entry in the pull-table world (its data: the table's values).
+LOOP_ARGS = loop_args(3)
 #: The arguments of SRUM's entries (:func:`impactbandits.kernels.srum._template`), as above.
 SRUM_ARGS: tuple[tuple[str, int], ...] = (
     *_PULL_MODEL,

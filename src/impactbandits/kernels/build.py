@@ -3,9 +3,9 @@
 Compiles the generic loop (:mod:`impactbandits.kernels.loop`) of every built-in policy's
 compiled step — found from the policy table: each registered policy is built with its defaults
 and asked for its step — SRUM's loop, the simplex loops of Tang et al.'s learners
-(:mod:`impactbandits.kernels.simplex`) and the B2DEP loops of Cella & Cesa-Bianchi's
-(:mod:`impactbandits.kernels.b2dep`), for exactly the argument types of
-:data:`~impactbandits.kernels.aot.LOOP_ARGS` and :data:`~impactbandits.kernels.aot.SRUM_ARGS`,
+(:mod:`impactbandits.kernels.simplex`) and the generic loop of Cella & Cesa-Bianchi's learners
+in B2DEP's world, for exactly the argument types of
+:func:`~impactbandits.kernels.aot.loop_args` and :data:`~impactbandits.kernels.aot.SRUM_ARGS`,
 with numba's ahead-of-time compiler (``numba.pycc``), into the extension module
 ``impactbandits/kernels/_aot`` plus its stamp (:mod:`impactbandits.kernels.aot` says how they
 are used). Needs numba and a C compiler; about 161 CPU s to build the compiled loops. Does
@@ -73,8 +73,9 @@ def built_in_steps() -> dict[str, Any]:
     """``loop_<tag>`` → ``(compiled step, world, reevaluating)``, for every registered policy
     whose defaults declare a step, and the parameter sets of :data:`_VARIANTS` (on 3 and on 100
     arms, horizon 100: a policy may choose its step by the number of arms), in the pull-table
-    world (:func:`~impactbandits.core.pull_model.table_world`; the other worlds' loops compile
-    on numba's JIT)."""
+    world (:func:`~impactbandits.core.pull_model.table_world`), and for the learners of
+    :data:`DELAY_POLICIES` in B2DEP's world (the other worlds' loops compile on numba's
+    JIT)."""
     from impactbandits.core.pull_model import PullModel, table_world
     from impactbandits.core.random import BatchRNG
     from impactbandits.core.spaces import Discrete
@@ -101,6 +102,33 @@ def built_in_steps() -> dict[str, Any]:
         again = None if step.reevaluate is None else loop_tag(step, worlds[1], True)
         if again is not None:
             steps[f"loop_{again}"] = (step, worlds[1], True)
+    return steps | _delay_steps()
+
+
+#: The learners Cella & Cesa-Bianchi's figures run on B2DEP, whose loops in its world are built
+#: ahead of time: π_low, π_ucb and UCB1 over the arms.
+DELAY_POLICIES = ("pi-low", "pi-ucb", "ucb1")
+
+
+def _delay_steps() -> dict[str, Any]:
+    """``loop_<tag>`` → ``(step, world, False)`` for :data:`DELAY_POLICIES` in B2DEP's world."""
+    from impactbandits.core.environment import EnvironmentRandom
+    from impactbandits.core.random import BatchRNG
+    from impactbandits.envs.delay import DelayedPayoffBandit
+    from impactbandits.kernels.dispatch import compiled_step
+    from impactbandits.policies.names import build_policy
+
+    env = DelayedPayoffBandit([0.5, 0.25, 0.75])
+    env.reset(EnvironmentRandom(1, 2, [0]))
+    world = env.compiled_world(100)
+    steps: dict[str, Any] = {}
+    for name in DELAY_POLICIES:
+        policy = build_policy(name, {})
+        policy.reset(env.action_space, 100, BatchRNG.from_key(1, (2,), [0]))
+        step = compiled_step(policy)
+        tag = None if step is None else loop_tag(step, world)
+        if tag is not None:
+            steps[f"loop_{tag}"] = (step, world, False)
     return steps
 
 
@@ -131,16 +159,9 @@ def built_in_simplex() -> dict[str, Any]:
     return built_in_simplex_steps(SIMPLEX_BASES)
 
 
-def built_in_b2dep() -> dict[str, Any]:
-    """``b2dep_<tag>`` → the loop's parts: Cella & Cesa-Bianchi's learners on B2DEP."""
-    from impactbandits.kernels.b2dep_driver import built_in_b2dep as entries
-
-    return entries()
-
-
 def planned_entries() -> list[str]:
     """The entries a build of the present sources holds."""
-    return sorted([*built_in_steps(), *built_in_fairness(), *built_in_simplex(), *built_in_b2dep()])
+    return sorted([*built_in_steps(), *built_in_fairness(), *built_in_simplex()])
 
 
 def _numba_signature(types_: tuple[tuple[str, int], ...]) -> Any:
@@ -183,8 +204,6 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
         pycc: Any = importlib.import_module("numba.pycc")
         pycc_compiler: Any = importlib.import_module("numba.pycc.compiler")
 
-    from impactbandits.kernels.b2dep import b2dep_for
-    from impactbandits.kernels.b2dep_driver import B2DEP_ARGS
     from impactbandits.kernels.loop import loop_for
     from impactbandits.kernels.simplex import simplex_for
     from impactbandits.kernels.simplex_driver import SIMPLEX_ARGS
@@ -216,14 +235,13 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
         functions[function] = name
 
     for name, (step, world, reevaluating) in built_in_steps().items():
-        export(name, aot.LOOP_ARGS, loop_for(step, world, reevaluating).py_func)
+        loop = loop_for(step, world, reevaluating)
+        export(name, aot.loop_args(world.data.ndim), loop.py_func)
     for name, form in built_in_fairness().items():
         export(name, aot.SRUM_ARGS, srum_for(form).py_func)
     for name, (step, model) in built_in_simplex().items():
         loop = simplex_for(step.step, step.inner, model.init, model.step)
         export(name, SIMPLEX_ARGS, loop.py_func)
-    for name, parts in built_in_b2dep().items():
-        export(name, B2DEP_ARGS, b2dep_for(*parts).py_func)
     pycc_compiler.compile_extra = _reporting(pycc_compiler.compile_extra, functions, len(entries))
     cc.compile()
     return directory / cc.output_file, sorted(entries)

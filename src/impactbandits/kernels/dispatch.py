@@ -5,6 +5,7 @@ imported only for a pair the compiled loop can run)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -140,12 +141,12 @@ def simulate_compiled(
     checkpoints: np.ndarray,
     replications: int,
     policy_rng: Any,
-) -> tuple[np.ndarray, ...] | None:
+) -> tuple[Any, ...] | None:
     """The run's ``(reward, expected, pulls, switches)`` checkpoint arrays from the compiled
     loop, or ``None`` if this pair has none. ``env`` and ``policy`` must have been reset (the
     policy's random streams untouched). For SRUM the tuple goes on with the ``(phases,
     arm_rewards, phase_switches)`` arrays (:class:`~impactbandits.core.simulate.Trajectory`'s
-    order), for a learner with phases on B2DEP with ``(phases, None, phase_switches)``."""
+    order), for a learner with phases with ``(phases, None, phase_switches)``."""
     from impactbandits import kernels
 
     if not kernels.available():
@@ -163,18 +164,14 @@ def simulate_compiled(
         space = env.action_space
         return simulate_simplex(*simplex, space.n, space.tolerance, rounds, checkpoints,
                                 replications, policy_rng)  # fmt: skip
-    from impactbandits.kernels.b2dep_driver import b2dep_run, simulate_b2dep
-
-    b2dep = b2dep_run(env, policy)  # delay-dependent payoffs (Cella & Cesa-Bianchi), phases too
-    if b2dep is not None:
-        n, phases = env.action_space.n, len(policy.phases)
-        return simulate_b2dep(*b2dep, n, phases, rounds, checkpoints, replications, policy_rng)
-    if policy.phases:
-        return None
     step = compiled_step(policy)
     if step is None:
         return None
-    kernels_ = (step.init, step.select, step.update, step.reevaluate)
+    if policy.phases and step.phase is None:  # its phases have no compiled form
+        return None
+    if not policy.phases and step.phase is not None:
+        step = dataclasses.replace(step, phase=None)
+    kernels_ = (step.init, step.select, step.update, step.reevaluate, step.phase)
     users = not all(builtin(k.py_func) for k in kernels_ if k is not None)
     found = world_for(env, step, builtin(type(policy)) and not users, rounds, replications)
     if found is None:
@@ -185,7 +182,8 @@ def simulate_compiled(
     loop = _loop(step, world, users, reevaluating, field)
     if loop is None:
         return None
-    return _run(loop, users, step, world, env.action_space.n, rounds, checkpoints, replications,
+    n, phases = env.action_space.n, len(policy.phases)
+    return _run(loop, users, step, world, n, phases, rounds, checkpoints, replications,
                 policy_rng, field)  # fmt: skip
 
 
@@ -271,7 +269,7 @@ def _loop(
 
     tag = loop_tag(step, world, reevaluating)
     if tag is not None and kernels.backend() == "aot":
-        built = aot.entry(f"loop_{tag}", aot.LOOP_ARGS)
+        built = aot.entry(f"loop_{tag}", aot.loop_args(world.data.ndim))
         if built is not None:
             return built
     if not kernels.jit():
@@ -293,17 +291,22 @@ def _run(
     step: CompiledStep,
     world: CompiledWorld,
     n: int,
+    phases: int,
     rounds: int,
     checkpoints: np.ndarray,
     replications: int,
     policy_rng: Any,
     field: str,
-) -> tuple[np.ndarray, ...]:
+) -> tuple[Any, ...]:
+    """The loop's outputs (:func:`simulate_compiled`); ``phases``: the policy's (0: none)."""
     from impactbandits import kernels
 
     uniforms, streams = policy_draws(step, policy_rng, rounds, replications)
-    outputs = checkpoint_outputs(replications, checkpoints.size, n)
-    recorded = np.zeros((replications, checkpoints.size, world.recorded))
+    n_cp = checkpoints.size
+    outputs = checkpoint_outputs(replications, n_cp, n)
+    recorded = np.zeros((replications, n_cp, world.recorded))
+    out_phases = np.zeros((replications, n_cp, phases), dtype=np.int64)
+    phase_switches = np.zeros((replications, n_cp if phases else 0), dtype=np.int64)
     invalid = np.zeros(3, dtype=np.int64)
     with user_errors(field, _WHAT[field], users):
         status = kernels.call(
@@ -318,13 +321,17 @@ def _run(
             np.ascontiguousarray(checkpoints, dtype=np.int64),
             *outputs,
             recorded,
+            out_phases,
+            phase_switches,
             invalid,
             work=rounds * replications * n,
         )
     refuse_invalid(status, invalid, n)
     if world.receive is not None and world.recorded:
         world.receive(recorded)
-    return outputs
+    if not phases:
+        return outputs
+    return (*outputs, out_phases, None, phase_switches)
 
 
 def policy_draws(

@@ -9,11 +9,15 @@ params, t, u)``, the reward and expected reward of the pull from the world (``wo
 ``world_init`` and ``world_step`` are names it does not define: :func:`loop_for` makes one copy
 of the function per (compiled step, world) pair with those names bound to their kernels, and
 numba compiles that copy into one piece of machine code (the kernels inlined into the loop
-where numba chooses to). A copy ``reevaluating`` (a step's
+where numba chooses to). What only some pairs need is a constant of the copy, and no code in
+the others: a copy ``reevaluating`` (a step's
 :attr:`~impactbandits.core.compiled.CompiledStep.reevaluate` in a world with
-:attr:`~impactbandits.core.world.CompiledWorld.reevaluate`) also has the world make each
-round's fresh evaluations and hands them to the step's ``reevaluate`` after ``update``; in
-every other copy that branch is a constant ``False`` and no code.
+:attr:`~impactbandits.core.world.CompiledWorld.reevaluate`) has the world make each round's
+fresh evaluations and hands them to the step's ``reevaluate`` after ``update``; a copy
+``phasing`` (a step with :attr:`~impactbandits.core.compiled.CompiledStep.phase`) counts the
+rounds of each phase and the phase switches; a copy ``recording`` (a world with
+:attr:`~impactbandits.core.world.CompiledWorld.record`) keeps the world's own values at each
+checkpoint.
 
 Each copy is cached on disk by numba under a name that carries a hash of every source file its
 machine code comes from (this module and the kernels' modules, the step's and the world's
@@ -108,7 +112,7 @@ def loop_for(step: CompiledStep, world: CompiledWorld, reevaluating: bool = Fals
     reevaluate = step.reevaluate if reevaluating else None
     world_reevaluate = world.reevaluate if reevaluating else None
     kernels = _Kernels(step.init, step.select, step.update, world.init, world.step, reevaluate,
-                       world_reevaluate, world.record)  # fmt: skip
+                       world_reevaluate, world.record, step.phase)  # fmt: skip
     return _loop(kernels, step.stream)
 
 
@@ -124,6 +128,7 @@ class _Kernels:
     reevaluate: Kernel | None = None
     world_reevaluate: Kernel | None = None
     world_record: Kernel | None = None
+    phase: Kernel | None = None
 
 
 def _start_plain(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -> Any:
@@ -142,6 +147,12 @@ def _no_reevaluation(state: Any, params: np.ndarray, t: int, fresh: np.ndarray) 
 
 
 @kernel(inline=True)
+def _no_phase(state: Any, params: np.ndarray) -> int:
+    """``phase`` of a step without phases (never called)."""
+    return 0
+
+
+@kernel(inline=True)
 def _no_record(state: Any, params: np.ndarray, out: np.ndarray) -> None:
     """``record`` of a world that records nothing (never called)."""
 
@@ -154,7 +165,8 @@ def _ignore(values: np.ndarray) -> None:
 def _loop(kernels: _Kernels, stream: bool = False) -> Dispatcher:
     reevaluating = kernels.reevaluate is not None and kernels.world_reevaluate is not None
     step = CompiledStep(kernels.init, kernels.select, kernels.update, np.zeros(0), stream=stream,
-                        reevaluate=kernels.reevaluate if reevaluating else None)  # fmt: skip
+                        reevaluate=kernels.reevaluate if reevaluating else None,
+                        phase=kernels.phase)  # fmt: skip
     world = CompiledWorld(kernels.world_init, kernels.world_step, np.zeros(0), np.zeros(1),
                           np.zeros((1, 1), dtype=np.uint64),
                           kernels.world_reevaluate if reevaluating else None,
@@ -183,8 +195,10 @@ def _loop(kernels: _Kernels, stream: bool = False) -> Dispatcher:
         world_step=_called(kernels.world_step),
         world_reevaluate=_called(world.reevaluate or _no_reevaluation),
         world_record=_called(world.record or _no_record),
+        phase=compile_kernel(kernels.phase or _no_phase, inline=True),
         reevaluating=reevaluating,
         recording=world.record is not None,
+        phasing=kernels.phase is not None,
     )
     name = f"loop_{tag if tag is not None else anonymous}"
     function = types.FunctionType(_template.__code__, scope, name, _template.__defaults__)
@@ -250,8 +264,10 @@ world_init: Any = None
 world_step: Any = None
 world_reevaluate: Any = None
 world_record: Any = None
+phase: Any = None
 reevaluating = False
 recording = False
+phasing = False
 
 
 def _template(
@@ -268,6 +284,8 @@ def _template(
     out_pulls: np.ndarray,
     out_switches: np.ndarray,
     out_world: np.ndarray,
+    out_phases: np.ndarray,
+    out_phase_switches: np.ndarray,
     invalid: np.ndarray,
     stop: np.ndarray,
 ) -> int:
@@ -285,7 +303,10 @@ def _template(
     (read at a stride of 0: a branch on "draws or not" in the round slowed every step 2x);
     ``streams``: ``(R, 3)`` each replication's counter-based stream, handed to a stream step's
     ``init`` (:attr:`~impactbandits.core.compiled.CompiledStep.stream`); ``out_world``: ``(R,
-    C, W)``, what a ``recording`` copy's world records at each checkpoint (``W = 0``: nothing)."""
+    C, W)``, what a ``recording`` copy's world records at each checkpoint (``W = 0``: nothing);
+    ``out_phases`` ``(R, C, P)`` and ``out_phase_switches`` ``(R, C)``: a ``phasing`` copy's
+    rounds per phase and phase switches at each checkpoint (``P = 0`` and unwritten in the
+    others)."""
     replications, k = world_noise.shape[0], out_pulls.shape[2]
     per_replication = world_data.shape[0] > 1
     stride = 1 if uniforms.shape[1] > 1 else 0  # (R, rounds) draws, or (R, 1) zeros
@@ -294,6 +315,7 @@ def _template(
     lent_world_params = lend(world_params)
     fresh = np.empty((k if reevaluating else 0, 5))  # a round's re-evaluations
     lent_fresh = lend(fresh)
+    phase_counts = np.empty(out_phases.shape[2], dtype=np.int64)
     for r in range(replications):
         if stopped(stop, 0):
             return STOPPED
@@ -307,6 +329,9 @@ def _template(
         value = 0.0
         switches = 0
         previous = -1
+        phase_counts[:] = 0
+        phase_switches = 0
+        previous_phase = -1
         c = 0
         for t in range(1, rounds + 1):
             if stopped(stop, t):
@@ -317,6 +342,12 @@ def _template(
                 invalid[1] = t
                 invalid[2] = a
                 return INVALID
+            if phasing:  # a constant of the copy
+                p = phase(state, lent_params)
+                phase_counts[p] += 1
+                if previous_phase >= 0 and p != previous_phase:
+                    phase_switches += 1
+                previous_phase = p
             x, v = world_step(world, lent_world_params, t, a)
             reward += x
             value += v
@@ -333,6 +364,9 @@ def _template(
                        value, pulls, switches)  # fmt: skip
                 if recording:  # a constant of the copy
                     world_record(world, lent_world_params, out_world[r, c])
+                if phasing:  # a constant of the copy
+                    out_phases[r, c, :] = phase_counts
+                    out_phase_switches[r, c] = phase_switches
                 c += 1
         keep(owned)  # the lent arrays' owners live to here
         keep(world_owned)

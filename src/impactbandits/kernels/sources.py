@@ -130,6 +130,8 @@ def loop_tag(step: CompiledStep, world: CompiledWorld, reevaluating: bool = Fals
         kernels += (step.reevaluate, world.reevaluate)
     if world.record is not None:
         kernels += (world.record,)
+    if step.phase is not None:
+        kernels += (step.phase,)
     return _loop_tag(kernels, step.stream)
 
 

@@ -19,26 +19,27 @@ default. Phases are the ranking policies
 environment's switching cost.
 
 Compiled rounds: π_low and π_ucb declare their rounds for one replication, their phase included
-(:meth:`PiLow.compiled_phased_step`, :class:`PhasedStep`), which the B2DEP loop
-(:mod:`impactbandits.kernels.b2dep`) plays with the same numbers.
+(:meth:`PiLow.compiled_step`, :attr:`~impactbandits.core.compiled.CompiledStep.phase`), which
+the compiled loop plays in B2DEP's world (:meth:`~impactbandits.envs.delay.DelayedPayoffBandit.
+compiled_world`) with the same numbers.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
 
-from impactbandits.core.compiled import CompiledStep, Kernel, kernel
+from impactbandits.core.compiled import CompiledStep, kernel
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import SimplePolicy
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
 from impactbandits.params import PositiveFloat
 
-__all__ = ["PhasedStep", "PiLow", "PiUCB", "stage_count"]
+__all__ = ["PiLow", "PiUCB", "stage_count"]
 
 #: δ used in the paper's experiments (§8).
 DEFAULT_DELTA = 0.1
@@ -47,15 +48,6 @@ OpenProbability = Annotated[float, Field(gt=0.0, lt=1.0)]
 #: Stages whose T_s and C_s π_low's compiled step reads from a table: from s = 54 on,
 #: 1 − 2^{−s} rounds to 1.0, so T_s = T and C_s no longer change (the table's last entry).
 STAGE_TABLE = 64
-
-
-class PhasedStep(NamedTuple):
-    """A compiled step (:mod:`impactbandits.core.compiled`) that reports its phase too:
-    ``phase(state, params)`` → the index into the policy's ``phases`` of the round just
-    selected (its ``current_phase``), called after ``select`` and before ``update``."""
-
-    step: CompiledStep
-    phase: Kernel
 
 
 def _known_order(space: ActionSpace, name: str) -> list[int]:
@@ -189,10 +181,10 @@ class PiLow(SimplePolicy):
     def update(self, action: Any, feedback: Feedback) -> None:
         self.low.record(float(feedback.reward))
 
-    def compiled_phased_step(self) -> PhasedStep:
+    def compiled_step(self) -> CompiledStep:
         """The rounds of one replication as just reset, its phase π_m (m − 1) included."""
-        step = CompiledStep(_low_init, _low_select, _low_update, self.low.compiled_params())
-        return PhasedStep(step, _low_phase)
+        params = self.low.compiled_params()
+        return CompiledStep(_low_init, _low_select, _low_update, params, phase=_low_phase)
 
 
 class PiUCB(SimplePolicy):
@@ -250,10 +242,10 @@ class PiUCB(SimplePolicy):
         self.total += 1
         self._choose()
 
-    def compiled_phased_step(self) -> PhasedStep:
+    def compiled_step(self) -> CompiledStep:
         """The rounds of one replication as just reset, its phase π_m (m − 1) included."""
         params = np.array([self.width_scale, *self.order], dtype=np.float64)
-        return PhasedStep(CompiledStep(_ucb_init, _ucb_select, _ucb_update, params), _ucb_phase)
+        return CompiledStep(_ucb_init, _ucb_select, _ucb_update, params, phase=_ucb_phase)
 
 
 # π_low's compiled step: params = order (k), T_s (STAGE_TABLE), C_s (STAGE_TABLE); state =

@@ -1,5 +1,7 @@
-"""The B2DEP loop (:mod:`impactbandits.kernels.b2dep`) gives the readable loop's numbers bit for
-bit on Cella & Cesa-Bianchi's bandit with delay-dependent payoffs: every Trajectory array
+"""The compiled loop in B2DEP's world (:meth:`~impactbandits.envs.delay.DelayedPayoffBandit.
+compiled_world`, phases as :attr:`~impactbandits.core.compiled.CompiledStep.phase`) gives the
+readable loop's numbers bit for bit on Cella & Cesa-Bianchi's bandit with delay-dependent
+payoffs: every Trajectory array
 (rewards, expected rewards, pulls, switches, rounds per phase, phase switches) for π_low (δ,
 width scales), π_ucb (width scales), UCB1 over the arms and other discrete compiled steps (one
 that draws a uniform a round, one that draws from its stream), on fixed and per-replication
@@ -21,9 +23,12 @@ from impactbandits.core.policy import BatchedSimplePolicy
 from impactbandits.core.simulate import Trajectory
 from impactbandits.core.simulate import simulate as simulate_readable
 from impactbandits.core.spaces import InvalidAction
+from impactbandits.core.world import noise_words
 from impactbandits.envs.delay import DelayedPayoffBandit
+from impactbandits.experiments.cells import runs_compiled
 from impactbandits.kernels import simulate, simulate_compiled
-from impactbandits.kernels.b2dep_driver import b2dep_declared, b2dep_run, built_in_b2dep
+from impactbandits.kernels.build import DELAY_POLICIES, built_in_steps
+from impactbandits.kernels.dispatch import compiled_step, compiled_world
 from impactbandits.policies.classic import Greedy
 from impactbandits.policies.delay import STAGE_TABLE, PiLow, PiUCB, _LowSchedule, stage_count
 from impactbandits.registry import build_environment, build_policy
@@ -66,7 +71,7 @@ POLICIES = [
 
 def both(env_params, kind, params, rounds, reps, checkpoints=None, horizon=None, seed=5):
     """The compiled and the readable Trajectory of one pair (same seeds and streams); the
-    compiled one from the B2DEP loop (asserted)."""
+    compiled one from the compiled loop (asserted)."""
     times = np.arange(1, rounds + 1) if checkpoints is None else np.asarray(checkpoints)
     reps = list(reps)
     runs = []
@@ -80,7 +85,6 @@ def both(env_params, kind, params, rounds, reps, checkpoints=None, horizon=None,
         if compiled:
             env.reset(env_random)
             policy.reset(env.action_space, horizon, policy_rng)
-            assert b2dep_run(env, policy) is not None
             done = simulate_compiled(env, policy, rounds, times, len(reps), policy_rng)
             assert done is not None
             runs.append(Trajectory(times, *done))
@@ -159,9 +163,13 @@ def test_the_stage_table_holds_the_readable_schedule():
 
 
 def test_the_figures_learners_have_built_in_entries():
-    """The ahead-of-time build's entries for this loop: π_low, π_ucb, UCB1, distinct."""
-    entries = built_in_b2dep()
-    assert len(entries) == 3 and all(name.startswith("b2dep_") for name in entries)
+    """The ahead-of-time build holds π_low's, π_ucb's and UCB1's loops in B2DEP's world,
+    distinct, the two with phases phasing."""
+    entries = built_in_steps()
+    delay = {name: parts for name, parts in entries.items()
+             if parts[1].init.py_func.__module__ == "impactbandits.envs.delay"}  # fmt: skip
+    assert len(delay) == len(DELAY_POLICIES) == 3
+    assert sorted(parts[0].phase is not None for parts in delay.values()) == [False, True, True]
 
 
 class MyPiLow(PiLow):
@@ -184,20 +192,73 @@ def _reset(env, policy, reps=(0, 1), horizon=100):
     return env, policy
 
 
+def _compiled(env, policy, reps=(0, 1), horizon=100):
+    """Whether the pair, reset, runs on the compiled loop."""
+    _reset(env, policy, reps, horizon)
+    rng = BatchRNG.from_key(1, (3,), list(reps))
+    return simulate_compiled(env, policy, 10, np.array([10]), len(reps), rng) is not None
+
+
 def test_subclasses_that_change_the_rounds_run_readable():
     env = DelayedPayoffBandit(FIG2_MEANS)
-    assert b2dep_run(*_reset(env, BatchedSimplePolicy(MyPiLow()))) is None
+    assert _compiled(env, BatchedSimplePolicy(PiLow()))
+    assert not _compiled(env, BatchedSimplePolicy(MyPiLow()))
     run = simulate(env, BatchedSimplePolicy(MyPiLow()), 50, 50, np.array([50]),
                    EnvironmentRandom(1, 2, [0]), BatchRNG.from_key(1, (3,), [0]))  # fmt: skip
     assert run.pulls[0, -1, 6] == 50  # its own select ran
     mine = MyDelayed(FIG2_MEANS)
-    assert b2dep_run(*_reset(mine, BatchedSimplePolicy(PiUCB()))) is None
-    assert b2dep_run(*_reset(mine, build_policy("ucb1", {}))) is None
+    assert not _compiled(mine, BatchedSimplePolicy(PiUCB()))
+    assert not _compiled(mine, build_policy("ucb1", {}))
+
+
+class PhaseOfMyOwn(PiUCB):
+    """A user's π_ucb that reports other phases: its compiled step is not its parent's."""
+
+    def current_phase(self):
+        return 0
+
+
+def test_a_subclass_that_changes_the_phases_runs_readable():
+    env = DelayedPayoffBandit(FIG2_MEANS)
+    assert not _compiled(env, BatchedSimplePolicy(PhaseOfMyOwn()))
+
+
+@kernel
+def _phase(state, params):
+    return 0
+
+
+class PhasesWithoutAStep(Greedy):
+    """A policy with phases whose step does not report them: it runs readable."""
+
+    phases = ("only",)
+
+    def current_phase(self):
+        return np.zeros(self.rng.size, dtype=np.int64)
+
+    def compiled_step(self):
+        return CompiledStep(_init, _first, _update, np.zeros(0))
+
+
+class APhaseWithoutPhases(Greedy):
+    """A step that reports a phase for a policy without phases: the loop ignores it."""
+
+    def compiled_step(self):
+        return CompiledStep(_init, _first, _update, np.zeros(0), phase=_phase)
+
+
+def test_phases_run_compiled_only_when_the_step_reports_them():
+    env = DelayedPayoffBandit([0.3, 0.7])
+    assert not _compiled(env, PhasesWithoutAStep())
+    assert _compiled(env, APhaseWithoutPhases())
+    run = simulate(env, APhaseWithoutPhases(), 20, None, np.array([20]),
+                   EnvironmentRandom(1, 2, [0]), BatchRNG.from_key(1, (3,), [0]))  # fmt: skip
+    assert run.phases is None and run.phase_switches is None
 
 
 def test_ranker_then_low_runs_readable():
     env = DelayedPayoffBandit(FIG2_MEANS, reveal_order=False)
-    assert b2dep_run(*_reset(env, build_policy("ranker-low", {}))) is None
+    assert not _compiled(env, build_policy("ranker-low", {}))
 
 
 @kernel
@@ -208,6 +269,11 @@ def _init(params, k, rounds):
 @kernel
 def _out_of_range(state, params, t, u):
     return state.size + 2 if t == 7 else 0
+
+
+@kernel
+def _first(state, params, t, u):
+    return 0
 
 
 @kernel
@@ -230,21 +296,22 @@ def test_a_compiled_select_returning_no_arm_names_the_round():
 def test_the_environment_declares_the_delays_reset_drew():
     env = DelayedPayoffBandit(FIG2_MEANS)
     env.reset(EnvironmentRandom(3, 4, [0, 5, 9]))
-    model = env.compiled_delay()
-    assert np.array_equal(model.delays, env.instance_delays)
-    assert model.delays.dtype == np.int64 and model.noise.dtype == np.uint64
-    assert np.array_equal(model.params, np.concatenate([env.means, env.f_values]))
+    world = compiled_world(env, 100)
+    assert world is not None and world.replications == 3
+    assert np.array_equal(world.data, env.instance_delays)
+    assert np.array_equal(world.noise, noise_words(3, env._noise))
+    assert np.array_equal(world.params, np.concatenate([env.means, env.f_values]))
 
 
 def test_the_scheduler_can_tell_the_pairs_declared():
-    """b2dep_declared: from the classes alone (the environment not reset)."""
+    """runs_compiled: from the classes alone (the environment not reset)."""
     env = DelayedPayoffBandit(FIG2_MEANS)
     for kind in ("pi-low", "pi-ucb", "ucb1"):
         policy = build_policy(kind, {})
         _reset(env, policy)
-        assert b2dep_declared(DelayedPayoffBandit(FIG2_MEANS), policy)
+        assert compiled_step(policy) is not None
+        assert runs_compiled(DelayedPayoffBandit(FIG2_MEANS), policy)
     ranker = build_policy("ranker-low", {})
     _reset(DelayedPayoffBandit(FIG2_MEANS, reveal_order=False), ranker)
-    assert not b2dep_declared(env, ranker)
-    assert not b2dep_declared(MyDelayed(FIG2_MEANS), build_policy("ucb1", {}))
-    assert not b2dep_declared(build_environment("bernoulli", {"means": [0.2, 0.5]}), policy)
+    assert not runs_compiled(env, ranker)
+    assert not runs_compiled(MyDelayed(FIG2_MEANS), build_policy("ucb1", {}))

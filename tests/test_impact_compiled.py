@@ -1,4 +1,5 @@
-"""The simplex loop (:mod:`impactbandits.kernels.simplex`) gives the readable loop's numbers bit
+"""The compiled loop over probability vectors (a :attr:`~impactbandits.core.compiled.
+CompiledStep.simplex` step in the delayed-impact world) gives the readable loop's numbers bit
 for bit on Tang et al.'s delayed-impact bandit: every Trajectory array (rewards, expected
 rewards, pulls = probability mass per group, switches) for AD-UCB, HD-UCB (table scan and
 pinning DP), CUCB (three bonuses), EXP3 over meta-arms and one-hot base-arm policies, in the
@@ -19,7 +20,7 @@ from impactbandits.core.simulate import Trajectory
 from impactbandits.core.simulate import simulate as simulate_readable
 from impactbandits.envs.impact_functions import DiscountedAverage
 from impactbandits.kernels import available, simulate, simulate_compiled
-from impactbandits.kernels.simplex_driver import simplex_run
+from impactbandits.kernels.dispatch import compiled_step
 from impactbandits.oracles.simplex import (
     best_fixed_policy,
     composition_table,
@@ -256,7 +257,8 @@ def test_pairs_without_a_compiled_form_run_readable(env, policy):
     reps = [0, 1]
     environment.reset(EnvironmentRandom(1, 2, reps))
     policy.reset(environment.action_space, 50, BatchRNG.from_key(1, (2,), reps))
-    assert simplex_run(environment, policy) is None
+    rng = BatchRNG.from_key(1, (2,), reps)
+    assert simulate_compiled(environment, policy, 50, np.array([50]), len(reps), rng) is None
     times = np.array([10, 50])
     again = simulate(
         environment,
@@ -274,7 +276,7 @@ def test_loops_of_different_steps_have_names_of_their_own():
     """numba names machine code by qualified name: each one-hot base's loop and its copies of
     the one-hot kernels must be named apart (else a cached loop could call another's code)."""
     from impactbandits.kernels import backend
-    from impactbandits.kernels.simplex import _simplex
+    from impactbandits.kernels.loop import loop_for
 
     if backend() != "jit":
         pytest.skip("names of the JIT's copies")
@@ -284,19 +286,11 @@ def test_loops_of_different_steps_have_names_of_their_own():
     for base in ("ucb1", "exp3"):
         policy = impact_policies.OneHot(base)
         policy.reset(env.action_space, 100, BatchRNG.from_key(1, (2,), [0]))
-        step, model = simplex_run(env, policy)
-        kernels = (
-            step.step.init,
-            step.step.select,
-            step.step.update,
-            step.step.stream,
-            (step.inner.select, step.inner.update),
-            model.init,
-            model.step,
-        )
-        loop = _simplex(*kernels)
+        step, world = compiled_step(policy), env.compiled_world(100)
+        assert step.simplex and step.inner is not None and world.simplex
+        loop = loop_for(step, world)
         names.add(loop.py_func.__qualname__)
-        names |= {loop.py_func.__globals__[n].py_func.__qualname__ for n in ("choose", "learn")}
+        names |= {loop.py_func.__globals__[n].py_func.__qualname__ for n in ("select", "update")}
     assert len(names) == 6
 
 

@@ -105,11 +105,11 @@ def _arguments(
 
 def _outputs(function: object, args: tuple) -> list[np.ndarray]:
     """The arrays ``function`` writes (its ``out_*`` arguments), filled with a sentinel: SRUM's
-    loop (built ahead of time or not) takes 25 arguments before ``stop``, the generic one 16
-    (the outputs after the step's params, the world's params, data and noise, uniforms,
-    streams, rounds and the checkpoints)."""
+    loop (built ahead of time or not) takes 25 arguments before ``stop``, the generic one 17
+    (the outputs after the step's params, the world's params, data and noise, the tolerance,
+    uniforms, streams, rounds and the checkpoints)."""
     srum = len(args) == len(aot.SRUM_ARGS) - 1
-    outputs = list(args[18:25] if srum else args[8:12])
+    outputs = list(args[18:25] if srum else args[9:13])
     assert len(outputs) >= 4
     for array in outputs:
         array.fill(-7)

@@ -78,14 +78,15 @@ def test_missing_or_unreadable_stamps_are_not_usable(tmp_path):
             lambda a: [*a[:3], a[3].astype(np.int64), *a[4:]],
             "argument 3 must be a C-contiguous 2-d uint64",
         ),
-        (lambda a: [*a[:6], 1.5, *a[7:]], "argument 6 must be a int64 scalar"),
-        (lambda a: [*a[:6], True, *a[7:]], "argument 6 must be a int64 scalar"),
-        (lambda a: a[:-1], "17 arguments expected, 16 given"),
+        (lambda a: [*a[:7], 1.5, *a[8:]], "argument 7 must be a int64 scalar"),
+        (lambda a: [*a[:7], True, *a[8:]], "argument 7 must be a int64 scalar"),
+        (lambda a: [*a[:4], "x", *a[5:]], "argument 4 must be a float64 scalar"),
+        (lambda a: a[:-1], "18 arguments expected, 17 given"),
     ],
 )
 def test_check_refuses_any_other_type_naming_the_argument(change, message):
     args = [
-        np.zeros(1), np.zeros(3), np.zeros((1, 2, 4)), np.zeros((1, 3), np.uint64),
+        np.zeros(1), np.zeros(3), np.zeros((1, 2, 4)), np.zeros((1, 3), np.uint64), 0.0,
         np.zeros((1, 1)), np.zeros((1, 3), np.uint64), 5, np.array([5]), np.zeros((1, 1)),
         np.zeros((1, 1)), np.zeros((1, 1, 2)), np.zeros((1, 1), np.int64), np.zeros((1, 1, 0)),
         np.zeros((1, 1, 0), np.int64), np.zeros((1, 0), np.int64), np.zeros(3, np.int64),

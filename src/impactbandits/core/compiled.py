@@ -124,6 +124,19 @@ class CompiledStep:
     which the loop calls after ``select`` and before the world plays the arm, and counts into
     the run's rounds per phase and phase switches. A policy with phases and no ``phase`` runs
     its readable form."""
+    simplex: bool = False
+    """A step over probability vectors (a :class:`~impactbandits.core.spaces.Simplex` action
+    space: meta-arms, allocations): ``select(state, params, t, u, action)`` writes round
+    ``t``'s vector into ``action`` (``k`` floats) and returns 0, or the arm of a one-hot
+    vector (checked against ``0 .. K − 1``); ``update(state, params, t, action, observed,
+    reward)`` learns from ``observed``, each group's reward (NaN where not observed), and the
+    round's. It plays in a world whose steps take vectors
+    (:attr:`~impactbandits.core.world.CompiledWorld.simplex`)."""
+    inner: CompiledStep | None = None
+    """A discrete policy's step that this step runs (a one-hot policy over groups as base
+    arms): this step's ``select`` and ``update`` call the inner step's as ``inner_select`` and
+    ``inner_update``, module globals the loop binds to them (the module leaves them
+    ``None``)."""
 
     def __post_init__(self) -> None:
         for name in ("init", "select", "update"):
@@ -136,6 +149,8 @@ class CompiledStep:
             raise ValueError("CompiledStep.draws must be 0 or 1")
         if self.stream and self.draws:
             raise ValueError("CompiledStep: a step draws from its stream or takes u, not both")
+        if self.inner is not None and not isinstance(self.inner, CompiledStep):
+            raise TypeError("CompiledStep.inner must be a CompiledStep")
         if self.first_draw < 1:
             raise ValueError("CompiledStep.first_draw must be a round, 1 or later")
         params = np.ascontiguousarray(self.params, dtype=np.float64)

@@ -200,13 +200,16 @@ class BatchedSimplePolicy(Policy):
             ) from None
 
     def compiled_step(self) -> CompiledStep | None:
-        """The copies' compiled step (each copy was reset alike), if they declare one that
-        draws nothing (a copy draws from NumPy's generator, which no step reads)."""
+        """The copies' compiled step (each copy was reset alike), if they declare one. Each copy
+        draws from its replication's generator, the one :meth:`BatchRNG.random
+        <impactbandits.core.random.BatchRNG.random>` reads: a step's ``u``
+        (:attr:`~impactbandits.core.compiled.CompiledStep.draws`) is the uniform its copy draws
+        in the round; a step that reads the counter-based stream has no copy to stand for."""
         if not self._copies:
             return None
         declared = declared_step(self._copies[0])
         step = None if declared is None else declared()
-        if not isinstance(step, CompiledStep) or step.draws or step.stream:
+        if not isinstance(step, CompiledStep) or step.stream:
             return None
         return step
 

@@ -77,6 +77,12 @@ class CompiledWorld:
     """How many values :attr:`record` writes at each checkpoint."""
     receive: Callable[[np.ndarray], Any] | None = None
     """Called after the run with the recorded values, ``(R, C, recorded)``."""
+    simplex: bool = False
+    """A world played with probability vectors (a :class:`~impactbandits.core.spaces.Simplex`
+    action space): ``step(state, params, t, action, observed)`` plays the vector ``action``
+    (``k`` floats), writes each group's observed reward into ``observed`` (NaN where not
+    observed) and returns ``(reward, expected)``. Only steps over vectors
+    (:attr:`~impactbandits.core.compiled.CompiledStep.simplex`) play in it."""
 
     def __post_init__(self) -> None:
         for name in ("init", "step"):

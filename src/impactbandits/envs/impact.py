@@ -39,26 +39,27 @@ exactly, so its expected cumulative reward is t·Σ_k p_k r_k(p_k) (oracle
 ``best_fixed_policy``); under another impact function the oracle uses the limit
 Σ_k p_k r_k(g(p_k)) per round (the §5.2 benchmark).
 
-Compiled rounds: :meth:`ImpactBandit.compiled_simplex` declares the same step for one
-replication (:class:`CompiledImpact`; the police, linear and concave families with a built-in
-impact function), which the simplex loop (:mod:`impactbandits.kernels.simplex`) plays with the
-same numbers: the common random numbers at (replication, group, round) from the same counters.
+Compiled rounds: :meth:`ImpactBandit.compiled_world` declares the same step for one
+replication (the police, linear and concave families with a built-in impact function), played
+with probability vectors (:attr:`~impactbandits.core.world.CompiledWorld.simplex`), in which
+the compiled loop plays the meta-arm learners' steps with the same numbers: the common random
+numbers at (replication, group, round) from the same counters.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
 
-from impactbandits.core.compiled import Kernel, declared_step, kernel
+from impactbandits.core.compiled import declared_step, kernel
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.feedback import Feedback, Outcome
 from impactbandits.core.spaces import Simplex
 from impactbandits.core.streams import stream_uniform
+from impactbandits.core.world import CompiledWorld
 from impactbandits.envs.impact_functions import (
     DiscountedAverage,
     ImpactFunction,
@@ -72,7 +73,7 @@ from impactbandits.loader import class_with_methods, load
 from impactbandits.oracles.simplex import numpy_sum
 from impactbandits.params import RESOLUTION, OnlyWhen, Probability, RequiredWhen
 
-__all__ = ["CompiledImpact", "ImpactBandit"]
+__all__ = ["ImpactBandit"]
 
 #: Score gain of a repaid loan (Liu et al. 2018) used by the FICO-derived family.
 FICO_SCORE_GAIN = 75.0
@@ -240,9 +241,13 @@ class ImpactBandit(Environment):
         self._t += 1
         return Outcome(Feedback(reward, observed), expected)
 
-    def compiled_simplex(self) -> CompiledImpact | None:
-        """The compiled form of the rounds of the replications just reset, or ``None`` (the
-        FICO family; an impact function without a compiled form)."""
+    def compiled_world(self, rounds: int) -> CompiledWorld | None:
+        """The compiled form of the rounds of the replications just reset
+        (:mod:`~impactbandits.core.world`, played with probability vectors), or ``None`` (the
+        FICO family; an impact function without a compiled form; a subclass that changes
+        ``reward_function``)."""
+        if declared_step(self, "compiled_world", ("reset", "step", "reward_function")) is None:
+            return None
         declared = declared_step(self.impact, "compiled", ("initial", "advance", "limit"))
         form = None if declared is None else declared()
         if self.family == "fico" or form is None:
@@ -257,24 +262,8 @@ class ImpactBandit(Environment):
         for row, table in enumerate((self._activation, self._payoff)):
             noise[:, row, 0], noise[:, row, 1] = table.key
             noise[:, row, 2] = table.replications
-        return CompiledImpact(_impact_init, _impact_step, params, noise)
-
-
-@dataclass(frozen=True, eq=False)
-class CompiledImpact:
-    """:class:`ImpactBandit`'s rounds for one replication (the kernels of
-    :mod:`impactbandits.core.compiled`): ``init(params, k, noise)`` → state, with ``noise`` the
-    replication's ``(2, 3)`` rows of :attr:`noise`; ``step(state, params, index, action,
-    observed)`` → ``(reward, expected)`` of the round ``index`` (0-based) in which the
-    probability vector ``action`` is played, filling ``observed`` (NaN where not observed)."""
-
-    init: Kernel
-    step: Kernel
-    params: np.ndarray
-    noise: np.ndarray
-    """``(R, 2, 3)`` ``uint64``: per replication, the activation and payoff noise tables'
-    key words and replication number (the stream words of :mod:`~impactbandits.core.streams`,
-    whose value at index i of channel k is the table's)."""
+        return CompiledWorld(_impact_init, _impact_step, params, np.zeros((1, 1)),
+                             noise.reshape(self._replications, 6), simplex=True)  # fmt: skip
 
 
 _FAMILIES = {"police": 0, "linear": 1, "concave": 2}
@@ -285,11 +274,12 @@ _HEAD = 5  # family, feedback and the impact function's three numbers; then a, b
 
 
 @kernel
-def _impact_init(params: np.ndarray, k: int, noise: np.ndarray):  # type: ignore[no-untyped-def]
-    """The impact state (K + 1), f, the means and a row of products (K each), the noise."""
+def _impact_init(params: np.ndarray, data: np.ndarray, k: int, rounds: int, noise: np.ndarray):  # type: ignore[no-untyped-def]
+    """The impact state (K + 1), f, the means and a row of products (K each), and the noise:
+    the activation and the payoff tables' stream words (two rows of three)."""
     state = np.empty(k + 1)
     initial_impact(params[2:_HEAD], state)
-    return state, np.empty((3, k)), noise
+    return state, np.empty((3, k)), noise.reshape((2, 3))
 
 
 @kernel(inline=True)
@@ -313,9 +303,10 @@ def _reward_of(params: np.ndarray, k: int, i: int, f: float) -> float:
 
 
 @kernel
-def _impact_step(world, params, index, action, observed):  # type: ignore[no-untyped-def]
-    """:meth:`ImpactBandit.step` for one replication: ``(reward, expected)``."""
+def _impact_step(world, params, t, action, observed):  # type: ignore[no-untyped-def]
+    """:meth:`ImpactBandit.step` for one replication in round ``t``: ``(reward, expected)``."""
     state, rows, noise = world
+    index = t - 1  # the noise tables' index: the round, from 0
     f, means, terms = rows[0], rows[1], rows[2]
     k = action.size
     advance_impact(params[2:_HEAD], state, action, f)

@@ -206,10 +206,6 @@ def runs_compiled(env: Any, policy: Policy) -> bool:
         return False
     if declared_step(policy, "compiled_run") is not None:  # SRUM's own loop
         return True
-    if declared_step(env, "compiled_simplex", ("reset", "step", "reward_function")) is not None:
-        copies = getattr(policy, "copies", None)  # a single-replication policy's first copy
-        holder = copies[0] if copies else policy
-        return declared_step(holder, "compiled_simplex") is not None  # the simplex loop
     world = declared_step(env, "compiled_world", ("reset", "step"))
     if world is None and declared_step(env, "pull_model", ("reset", "step")) is None:
         return False

@@ -16,14 +16,14 @@ readable loop, and a large sweep says so on stderr:
   that keeps their ``step``), and needs no per-arm rewards recorded, and a policy with phases
   reports them in its step (:attr:`~impactbandits.core.compiled.CompiledStep.phase`: π_low and
   π_ucb);
+* a step over probability vectors (:attr:`~impactbandits.core.compiled.CompiledStep.simplex`:
+  AD-UCB, HD-UCB, CUCB, EXP3 over meta-arms, or ``one-hot`` over a discrete policy with a
+  compiled step) plays in a world over vectors (Tang et al.'s delayed-impact bandit with a
+  built-in reward family and impact function), a discrete step in a world of arms;
 * or the pair is Ron et al.'s SRUM (:class:`~impactbandits.policies.opportunity.
   SelfRegulatedUtilityMaximization`, either variant, UCB1 of either variant as the black box) on the
   reward-opportunity bandit with a built-in fairness function: :mod:`impactbandits.kernels.srum`
-  (a loop of its own, which also records the phases and the per-arm rewards);
-* or a learner over meta-arms (AD-UCB, HD-UCB, CUCB, EXP3 over meta-arms, or ``one-hot`` over a
-  discrete policy with a compiled step) on Tang et al.'s delayed-impact bandit with a built-in
-  reward family and impact function: :mod:`impactbandits.kernels.simplex` (the environment and
-  the policy each declare their half of a round, ``compiled_simplex``).
+  (a loop of its own, which also records the phases and the per-arm rewards).
 
 Both give identical numbers: a compiled step transcribes its policy's operations in the same
 order, and the noise of each pull is computed from the same counter with the same functions

@@ -81,6 +81,7 @@ def loop_args(data_ndim: int) -> tuple[tuple[str, int], ...]:
         ("float64", 1),  # world_params
         ("float64", data_ndim),  # world_data
         ("uint64", 2),  # world_noise
+        ("float64", 0),  # tolerance
         ("float64", 2),  # uniforms
         ("uint64", 2),  # streams
         *_CHECKPOINTS,

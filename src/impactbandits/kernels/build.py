@@ -2,9 +2,8 @@
 
 Compiles the generic loop (:mod:`impactbandits.kernels.loop`) of every built-in policy's
 compiled step — found from the policy table: each registered policy is built with its defaults
-and asked for its step — SRUM's loop, the simplex loops of Tang et al.'s learners
-(:mod:`impactbandits.kernels.simplex`) and the generic loop of Cella & Cesa-Bianchi's learners
-in B2DEP's world, for exactly the argument types of
+and asked for its step — the same loop for Tang et al.'s learners in the delayed-impact world
+and Cella & Cesa-Bianchi's in B2DEP's, and SRUM's loop, for exactly the argument types of
 :func:`~impactbandits.kernels.aot.loop_args` and :data:`~impactbandits.kernels.aot.SRUM_ARGS`,
 with numba's ahead-of-time compiler (``numba.pycc``), into the extension module
 ``impactbandits/kernels/_aot`` plus its stamp (:mod:`impactbandits.kernels.aot` says how they
@@ -73,9 +72,9 @@ def built_in_steps() -> dict[str, Any]:
     """``loop_<tag>`` → ``(compiled step, world, reevaluating)``, for every registered policy
     whose defaults declare a step, and the parameter sets of :data:`_VARIANTS` (on 3 and on 100
     arms, horizon 100: a policy may choose its step by the number of arms), in the pull-table
-    world (:func:`~impactbandits.core.pull_model.table_world`), and for the learners of
-    :data:`DELAY_POLICIES` in B2DEP's world (the other worlds' loops compile on numba's
-    JIT)."""
+    world (:func:`~impactbandits.core.pull_model.table_world`), for the learners of
+    :data:`DELAY_POLICIES` in B2DEP's world and for Tang et al.'s in the delayed-impact world
+    (the other worlds' loops compile on numba's JIT)."""
     from impactbandits.core.pull_model import PullModel, table_world
     from impactbandits.core.random import BatchRNG
     from impactbandits.core.spaces import Discrete
@@ -102,12 +101,43 @@ def built_in_steps() -> dict[str, Any]:
         again = None if step.reevaluate is None else loop_tag(step, worlds[1], True)
         if again is not None:
             steps[f"loop_{again}"] = (step, worlds[1], True)
-    return steps | _delay_steps()
+    return steps | _delay_steps() | _impact_steps()
 
 
 #: The learners Cella & Cesa-Bianchi's figures run on B2DEP, whose loops in its world are built
 #: ahead of time: π_low, π_ucb and UCB1 over the arms.
 DELAY_POLICIES = ("pi-low", "pi-ucb", "ucb1")
+
+
+#: The one-hot bases whose loops in the delayed-impact world are built ahead of time: those of
+#: Tang et al.'s figures (every other base runs there on numba's JIT).
+SIMPLEX_BASES = ("ucb1", "exp3", "d-ucb", "sw-ucb")
+
+
+def _impact_steps() -> dict[str, Any]:
+    """``loop_<tag>`` → ``(step, world, False)`` in Tang et al.'s delayed-impact world (the
+    police instance, K = 2, horizon 100) for the meta-arm learners with their defaults and the
+    one-hot policy over :data:`SIMPLEX_BASES`."""
+    from impactbandits.core.environment import EnvironmentRandom
+    from impactbandits.core.random import BatchRNG
+    from impactbandits.envs.impact import ImpactBandit
+    from impactbandits.kernels.dispatch import compiled_step
+    from impactbandits.policies.names import build_policy
+
+    env = ImpactBandit(high=[0.9, 0.8], low=[0.3, 0.4])
+    env.reset(EnvironmentRandom(1, 2, [0]))
+    world = env.compiled_world(100)
+    kinds: list[tuple[str, dict[str, Any]]] = [(k, {}) for k in ("ad-ucb", "cucb", "exp3-meta")]
+    kinds += [("one-hot", {"base": name}) for name in SIMPLEX_BASES]
+    steps: dict[str, Any] = {}
+    for kind, params in kinds:
+        policy = build_policy(kind, params)
+        policy.reset(env.action_space, 100, BatchRNG.from_key(1, (2,), [0]))
+        step = compiled_step(policy)
+        tag = None if step is None or world is None else loop_tag(step, world)
+        if tag is not None:
+            steps[f"loop_{tag}"] = (step, world, False)
+    return steps
 
 
 def _delay_steps() -> dict[str, Any]:
@@ -146,22 +176,9 @@ def built_in_fairness() -> dict[str, Any]:
     return forms
 
 
-#: The one-hot bases whose simplex loops are built ahead of time: those of Tang et al.'s
-#: figures (every other base runs its simplex loop on numba's JIT).
-SIMPLEX_BASES = ("ucb1", "exp3", "d-ucb", "sw-ucb")
-
-
-def built_in_simplex() -> dict[str, Any]:
-    """``simplex_<tag>`` → ``(step, model)``: the simplex loops of Tang et al.'s learners and
-    of the one-hot policy over :data:`SIMPLEX_BASES`."""
-    from impactbandits.kernels.simplex_driver import built_in_simplex_steps
-
-    return built_in_simplex_steps(SIMPLEX_BASES)
-
-
 def planned_entries() -> list[str]:
     """The entries a build of the present sources holds."""
-    return sorted([*built_in_steps(), *built_in_fairness(), *built_in_simplex()])
+    return sorted([*built_in_steps(), *built_in_fairness()])
 
 
 def _numba_signature(types_: tuple[tuple[str, int], ...]) -> Any:
@@ -205,8 +222,6 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
         pycc_compiler: Any = importlib.import_module("numba.pycc.compiler")
 
     from impactbandits.kernels.loop import loop_for
-    from impactbandits.kernels.simplex import simplex_for
-    from impactbandits.kernels.simplex_driver import SIMPLEX_ARGS
     from impactbandits.kernels.srum import srum_for
 
     class _ReleasingTheGil(pycc_compiler.Flags):  # type: ignore[misc]
@@ -239,9 +254,6 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
         export(name, aot.loop_args(world.data.ndim), loop.py_func)
     for name, form in built_in_fairness().items():
         export(name, aot.SRUM_ARGS, srum_for(form).py_func)
-    for name, (step, model) in built_in_simplex().items():
-        loop = simplex_for(step.step, step.inner, model.init, model.step)
-        export(name, SIMPLEX_ARGS, loop.py_func)
     pycc_compiler.compile_extra = _reporting(pycc_compiler.compile_extra, functions, len(entries))
     cc.compile()
     return directory / cc.output_file, sorted(entries)

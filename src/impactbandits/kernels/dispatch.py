@@ -157,13 +157,6 @@ def simulate_compiled(
     if srum is not None:
         n, phases = env.action_space.n, len(policy.phases)
         return simulate_srum(*srum, n, phases, rounds, checkpoints, replications)
-    from impactbandits.kernels.simplex_driver import simplex_run, simulate_simplex
-
-    simplex = simplex_run(env, policy)  # meta-arms on Tang et al.'s delayed-impact bandit
-    if simplex is not None:
-        space = env.action_space
-        return simulate_simplex(*simplex, space.n, space.tolerance, rounds, checkpoints,
-                                replications, policy_rng)  # fmt: skip
     step = compiled_step(policy)
     if step is None:
         return None
@@ -171,20 +164,25 @@ def simulate_compiled(
         return None
     if not policy.phases and step.phase is not None:
         step = dataclasses.replace(step, phase=None)
-    kernels_ = (step.init, step.select, step.update, step.reevaluate, step.phase)
+    inner = step.inner
+    kernels_ = (step.init, step.select, step.update, step.reevaluate, step.phase,
+                *((inner.select, inner.update) if inner is not None else ()))  # fmt: skip
     users = not all(builtin(k.py_func) for k in kernels_ if k is not None)
     found = world_for(env, step, builtin(type(policy)) and not users, rounds, replications)
     if found is None:
         return None
     world, reevaluating = found
+    if world.simplex != step.simplex:  # vectors in a world of arms, or arms in one of vectors
+        return None
     field = "environment" if not users and not _builtin_world(world) else "policy"
     users = users or field == "environment"
     loop = _loop(step, world, users, reevaluating, field)
     if loop is None:
         return None
-    n, phases = env.action_space.n, len(policy.phases)
-    return _run(loop, users, step, world, n, phases, rounds, checkpoints, replications,
-                policy_rng, field)  # fmt: skip
+    space = env.action_space
+    tolerance = float(getattr(space, "tolerance", 0.0)) if step.simplex else 0.0
+    return _run(loop, users, step, world, space.n, len(policy.phases), tolerance, rounds,
+                checkpoints, replications, policy_rng, field)  # fmt: skip
 
 
 def compiled_world(env: Environment, rounds: int) -> CompiledWorld | None:
@@ -292,6 +290,7 @@ def _run(
     world: CompiledWorld,
     n: int,
     phases: int,
+    tolerance: float,
     rounds: int,
     checkpoints: np.ndarray,
     replications: int,
@@ -315,6 +314,7 @@ def _run(
             world.params,
             world.data,
             world.noise,
+            tolerance,
             uniforms,
             streams,
             rounds,
@@ -324,7 +324,8 @@ def _run(
             out_phases,
             phase_switches,
             invalid,
-            work=rounds * replications * n,
+            # a simplex round can cost ~10 µs: always the helper thread (kernels.call)
+            work=kernels.THREAD_WORK if step.simplex else rounds * replications * n,
         )
     refuse_invalid(status, invalid, n)
     if world.receive is not None and world.recorded:

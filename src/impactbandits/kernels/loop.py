@@ -17,7 +17,12 @@ fresh evaluations and hands them to the step's ``reevaluate`` after ``update``; 
 ``phasing`` (a step with :attr:`~impactbandits.core.compiled.CompiledStep.phase`) counts the
 rounds of each phase and the phase switches; a copy ``recording`` (a world with
 :attr:`~impactbandits.core.world.CompiledWorld.record`) keeps the world's own values at each
-checkpoint.
+checkpoint; a copy ``simplex`` (a step and a world over probability vectors,
+:attr:`~impactbandits.core.compiled.CompiledStep.simplex`) plays a vector each round, counts the
+probability mass per group as its pulls and a round whose vector moved by more than the
+space's tolerance as a switch. A step that runs a discrete step inside it
+(:attr:`~impactbandits.core.compiled.CompiledStep.inner`) gets copies of its ``select`` and
+``update`` with ``inner_select`` and ``inner_update`` bound to the inner step's.
 
 Each copy is cached on disk by numba under a name that carries a hash of every source file its
 machine code comes from (this module and the kernels' modules, the step's and the world's
@@ -111,8 +116,11 @@ def loop_for(step: CompiledStep, world: CompiledWorld, reevaluating: bool = Fals
     loop in which the world makes re-evaluations and the step reads them."""
     reevaluate = step.reevaluate if reevaluating else None
     world_reevaluate = world.reevaluate if reevaluating else None
+    inner = step.inner
     kernels = _Kernels(step.init, step.select, step.update, world.init, world.step, reevaluate,
-                       world_reevaluate, world.record, step.phase)  # fmt: skip
+                       world_reevaluate, world.record, step.phase,
+                       None if inner is None else inner.select,
+                       None if inner is None else inner.update, step.simplex)  # fmt: skip
     return _loop(kernels, step.stream)
 
 
@@ -129,6 +137,13 @@ class _Kernels:
     world_reevaluate: Kernel | None = None
     world_record: Kernel | None = None
     phase: Kernel | None = None
+    inner_select: Kernel | None = None
+    inner_update: Kernel | None = None
+    simplex: bool = False
+
+    def all(self) -> list[Kernel]:
+        """The kernels it holds."""
+        return [k for k in dataclasses.astuple(self) if isinstance(k, Kernel)]
 
 
 def _start_plain(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -> Any:
@@ -164,32 +179,45 @@ def _ignore(values: np.ndarray) -> None:
 @functools.cache
 def _loop(kernels: _Kernels, stream: bool = False) -> Dispatcher:
     reevaluating = kernels.reevaluate is not None and kernels.world_reevaluate is not None
+    inner = None
+    if kernels.inner_select is not None and kernels.inner_update is not None:
+        inner = CompiledStep(kernels.init, kernels.inner_select, kernels.inner_update, np.zeros(0))
     step = CompiledStep(kernels.init, kernels.select, kernels.update, np.zeros(0), stream=stream,
                         reevaluate=kernels.reevaluate if reevaluating else None,
-                        phase=kernels.phase)  # fmt: skip
+                        phase=kernels.phase, simplex=kernels.simplex, inner=inner)  # fmt: skip
     world = CompiledWorld(kernels.world_init, kernels.world_step, np.zeros(0), np.zeros(1),
                           np.zeros((1, 1), dtype=np.uint64),
                           kernels.world_reevaluate if reevaluating else None,
                           kernels.world_record, int(kernels.world_record is not None),
-                          _ignore)  # fmt: skip
+                          _ignore, kernels.simplex)  # fmt: skip
     tag = loop_tag(step, world, reevaluating)
+    # a user's kernels are inlined: the loop is compiled with their bounds checking
+    users = not all(builtin(k.py_func) for k in kernels.all())
     compiled_init = compile_kernel(kernels.init, inline=True)
     starter = _start_stream if stream else _start_plain
     # a name of its own per copy (numba names machine code by qualified name and a counter that
     # restarts in every process: copies of one function with other globals must not share it)
     anonymous = "_".join(f"{id(k):x}" for k in dataclasses.astuple(kernels)) + f"_{int(stream)}"
-    start_name = f"start_{tag if tag is not None else anonymous}"
+    suffix = tag if tag is not None else anonymous
+    start_name = f"start_{suffix}"
     start = types.FunctionType(
         starter.__code__, dict(starter.__globals__, init=compiled_init), start_name
     )
     start.__qualname__ = start_name
+    if kernels.inner_select is None or kernels.inner_update is None:
+        select = compile_kernel(kernels.select, inline=True)
+        update = compile_kernel(kernels.update, inline=True)
+    else:  # the step's kernels with the inner step's bound (CompiledStep.inner)
+        held = (kernels.inner_select, kernels.inner_update)
+        select = _binding(kernels.select, held, f"select_{suffix}", users)
+        update = _binding(kernels.update, held, f"update_{suffix}", users)
     # the kernels' dispatchers, inlined into the loop: a large state tuple would otherwise be
     # copied into every call (SPO's twelve arrays: ~90 ns a round)
     scope = dict(
         _template.__globals__,
         start=njit(inline="always", nogil=True)(start),
-        select=compile_kernel(kernels.select, inline=True),
-        update=compile_kernel(kernels.update, inline=True),
+        select=select,
+        update=update,
         reevaluate=compile_kernel(step.reevaluate or _no_reevaluation, inline=True),
         world_init=_called(kernels.world_init),
         world_step=_called(kernels.world_step),
@@ -199,13 +227,26 @@ def _loop(kernels: _Kernels, stream: bool = False) -> Dispatcher:
         reevaluating=reevaluating,
         recording=world.record is not None,
         phasing=kernels.phase is not None,
+        simplex=kernels.simplex,
     )
-    name = f"loop_{tag if tag is not None else anonymous}"
+    name = f"loop_{suffix}"
     function = types.FunctionType(_template.__code__, scope, name, _template.__defaults__)
     function.__qualname__ = name
-    # a user's kernels are inlined: the loop is compiled with their bounds checking
-    users = not all(builtin(k.py_func) for k in dataclasses.astuple(kernels) if k is not None)
     return njit(cache=tag is not None, nogil=True, boundscheck=users)(function)
+
+
+def _binding(kernel: Kernel, inner: tuple[Kernel, Kernel], name: str, users: bool) -> Dispatcher:
+    """A copy of ``kernel`` named ``name`` (inlined) in which ``inner_select`` and
+    ``inner_update`` are the inner step's kernels (and every kernel it names its dispatcher)."""
+    function = kernel.py_func
+    scope = dict(function.__globals__)
+    for global_name, value in _kernel_globals(function):
+        scope[global_name] = compile_kernel(value)
+    scope["inner_select"] = compile_kernel(inner[0], inline=True)
+    scope["inner_update"] = compile_kernel(inner[1], inline=True)
+    copy = types.FunctionType(function.__code__, scope, name, function.__defaults__)
+    copy.__qualname__ = name
+    return njit(inline="always", nogil=True, boundscheck=users)(copy)
 
 
 def _lend(typingctx: Any, value: Any) -> Any:
@@ -268,6 +309,7 @@ phase: Any = None
 reevaluating = False
 recording = False
 phasing = False
+simplex = False
 
 
 def _template(
@@ -275,6 +317,7 @@ def _template(
     world_params: np.ndarray,
     world_data: np.ndarray,
     world_noise: np.ndarray,
+    tolerance: float,
     uniforms: np.ndarray,
     streams: np.ndarray,
     rounds: int,
@@ -299,6 +342,8 @@ def _template(
     ``world_params``, ``world_data`` and ``world_noise``: the world's
     (:class:`~impactbandits.core.world.CompiledWorld`; row ``r`` of the data, or row 0 when it
     has one, and row ``r`` of the noise words go to replication ``r``'s ``world_init``);
+    ``tolerance``: for a ``simplex`` copy, the action space's (a round switches when its vector
+    differs from the previous round's by more than it in some group; unused by the others);
     ``uniforms``: ``(R, rounds)`` draws of the policy's stream, or ``(R, 1)`` zeros for none
     (read at a stride of 0: a branch on "draws or not" in the round slowed every step 2x);
     ``streams``: ``(R, 3)`` each replication's counter-based stream, handed to a stream step's
@@ -316,6 +361,11 @@ def _template(
     fresh = np.empty((k if reevaluating else 0, 5))  # a round's re-evaluations
     lent_fresh = lend(fresh)
     phase_counts = np.empty(out_phases.shape[2], dtype=np.int64)
+    width = k if simplex else 0  # a simplex copy's vectors: played, observed, previous, mass
+    action = np.zeros(width)
+    observed = np.empty(width)
+    last_action = np.empty(width)
+    mass = np.empty(width)
     for r in range(replications):
         if stopped(stop, 0):
             return STOPPED
@@ -325,6 +375,7 @@ def _template(
                                  rounds, world_noise[r])  # fmt: skip
         world = lend(world_owned)
         pulls = np.zeros(k, dtype=np.int64)
+        mass[:] = 0.0
         reward = 0.0
         value = 0.0
         switches = 0
@@ -336,7 +387,11 @@ def _template(
         for t in range(1, rounds + 1):
             if stopped(stop, t):
                 return STOPPED
-            a = select(state, lent_params, t, uniforms[r, (t - 1) * stride])
+            u = uniforms[r, (t - 1) * stride]
+            if simplex:  # a constant of the copy
+                a = select(state, lent_params, t, u, action)
+            else:
+                a = select(state, lent_params, t, u)
             if a < 0 or a >= k:
                 invalid[0] = r
                 invalid[1] = t
@@ -348,20 +403,37 @@ def _template(
                 if previous_phase >= 0 and p != previous_phase:
                     phase_switches += 1
                 previous_phase = p
-            x, v = world_step(world, lent_world_params, t, a)
-            reward += x
-            value += v
-            pulls[a] += 1
-            update(state, lent_params, t, a, x)
-            if reevaluating:  # a constant of the copy
-                world_reevaluate(world, lent_world_params, t, lent_fresh)
-                reevaluate(state, lent_params, t, lent_fresh)
-            if previous >= 0 and a != previous:
-                switches += 1
-            previous = a
+            if simplex:
+                x, v = world_step(world, lent_world_params, t, action, observed)
+                reward += x
+                value += v
+                update(state, lent_params, t, action, observed, x)
+                changed = False
+                for i in range(k):
+                    mass[i] += action[i]
+                    changed = changed or abs(action[i] - last_action[i]) > tolerance
+                    last_action[i] = action[i]
+                if t > 1 and changed:
+                    switches += 1
+            else:
+                x, v = world_step(world, lent_world_params, t, a)
+                reward += x
+                value += v
+                pulls[a] += 1
+                update(state, lent_params, t, a, x)
+                if reevaluating:  # a constant of the copy
+                    world_reevaluate(world, lent_world_params, t, lent_fresh)
+                    reevaluate(state, lent_params, t, lent_fresh)
+                if previous >= 0 and a != previous:
+                    switches += 1
+                previous = a
             if c < n_cp and t == checkpoints[c]:
-                record(out_reward[r], out_expected[r], out_pulls[r], out_switches[r], c, reward,
-                       value, pulls, switches)  # fmt: skip
+                if simplex:  # pulls: the probability mass per group
+                    record(out_reward[r], out_expected[r], out_pulls[r], out_switches[r], c,
+                           reward, value, mass, switches)  # fmt: skip
+                else:
+                    record(out_reward[r], out_expected[r], out_pulls[r], out_switches[r], c,
+                           reward, value, pulls, switches)  # fmt: skip
                 if recording:  # a constant of the copy
                     world_record(world, lent_world_params, out_world[r, c])
                 if phasing:  # a constant of the copy

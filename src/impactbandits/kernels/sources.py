@@ -132,6 +132,8 @@ def loop_tag(step: CompiledStep, world: CompiledWorld, reevaluating: bool = Fals
         kernels += (world.record,)
     if step.phase is not None:
         kernels += (step.phase,)
+    if step.inner is not None:
+        kernels += (step.inner.select, step.inner.update)
     return _loop_tag(kernels, step.stream)
 
 

@@ -196,7 +196,7 @@ def best_fixed_policy(values: np.ndarray) -> tuple[np.ndarray, float]:
 
 # --------------------------------------------------------------------------------------------
 # Compiled forms (impactbandits.core.compiled): the operations above for one replication, in the
-# same order, so that the simplex loop (impactbandits.kernels.simplex) gives the same bits
+# same order, so that the compiled loop gives the readable loop's bits
 # --------------------------------------------------------------------------------------------
 
 #: NumPy adds blocks of up to this many values with eight accumulators, longer arrays by halves

@@ -11,15 +11,15 @@ The paper's baselines over the discretized arms and the meta-arms (CUCB, EXP3 ov
 are in :mod:`impactbandits.policies.impact_baselines`; they share the grid learners' sums,
 counts and compiled kernels defined here.
 
-Each declares its compiled form beside its readable one (``compiled_simplex``, a
-:class:`SimplexStep`), played by the simplex loop (:mod:`impactbandits.kernels.simplex`) with
-the same numbers, bit for bit.
+Each declares its compiled form beside its readable one (``compiled_step``, a
+:class:`~impactbandits.core.compiled.CompiledStep` over probability vectors,
+:attr:`~impactbandits.core.compiled.CompiledStep.simplex`), which the compiled loop plays in the
+delayed-impact world with the same numbers, bit for bit.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 import numpy as np
@@ -39,31 +39,11 @@ __all__ = [
     "ActionDependentUCB",
     "HistoryDependentUCB",
     "OneHot",
-    "SimplexStep",
     "theory_resolution",
 ]
 
 
-@dataclass(frozen=True, eq=False)
-class SimplexStep:
-    """A simplex policy's compiled form for one run (:mod:`impactbandits.core.compiled`'s
-    protocol, with meta-arms): ``step``'s kernels are
-
-    * ``init(params, k, rounds)`` (with the replication's stream if ``step.stream``) → state;
-    * ``select(state, params, t, u, action)``: writes round ``t``'s probability vector into
-      ``action`` (``k`` floats) and returns 0, or the arm of a one-hot meta-arm;
-    * ``update(state, params, t, action, observed, reward)``: ``observed`` the groups'
-      rewards, NaN where not observed, ``reward`` the round's.
-
-    ``inner``: a discrete policy's step that ``step`` runs (:class:`OneHot`: its ``init`` is
-    the inner one's; its ``select`` and ``update`` call the inner step's under the names
-    ``inner_select`` and ``inner_update``, which the loop binds)."""
-
-    step: CompiledStep
-    inner: CompiledStep | None = None
-
-
-# the inner step's kernels, bound by the simplex loop (SimplexStep); never called as globals
+# the inner step's kernels, bound by the compiled loop (CompiledStep.inner); never called here
 inner_select: Any = None
 inner_update: Any = None
 
@@ -104,7 +84,7 @@ class OneHot(Policy):
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         self._inner.update(self._arms, Feedback(feedback.reward))
 
-    def compiled_simplex(self) -> SimplexStep | None:
+    def compiled_step(self) -> CompiledStep | None:
         """The base policy's compiled step (if it declares one and has no phases), played on
         one-hot meta-arms: it draws what the base draws, from the same stream."""
         declared = declared_step(self._inner)
@@ -119,8 +99,10 @@ class OneHot(Policy):
             inner.draws,
             inner.stream,
             inner.first_draw,
+            simplex=True,
+            inner=inner,
         )
-        return SimplexStep(outer, inner)
+        return outer
 
 
 @kernel(inline=True)
@@ -237,9 +219,9 @@ class _GridLearner(SimplePolicy):
         params = [self.M, mode, s_a, length, err, scale, table, bonus, unplayed]
         return np.array(params, dtype=float)
 
-    def _ucb_step(self, s_a: int, length: int, err: float, scale: float) -> SimplexStep | None:
+    def _ucb_step(self, s_a: int, length: int, err: float, scale: float) -> CompiledStep | None:
         params = self._params(s_a, length, err, scale)
-        return None if params is None else SimplexStep(CompiledStep(*_UCB, params))
+        return None if params is None else CompiledStep(*_UCB, params, simplex=True)
 
 
 class ActionDependentUCB(_GridLearner):
@@ -276,7 +258,7 @@ class ActionDependentUCB(_GridLearner):
     def update(self, action: Any, feedback: Feedback) -> None:
         self._record(self.chosen, feedback)
 
-    def compiled_simplex(self) -> SimplexStep | None:
+    def compiled_step(self) -> CompiledStep | None:
         """HD-UCB's kernels with L = 1, s_a = 0, err = 0 and bonus √(K ln t / c)."""
         return self._ucb_step(0, 1, 0.0, float(self.k))
 
@@ -339,14 +321,14 @@ class HistoryDependentUCB(_GridLearner):
         if self.position > self.s_a:  # estimation stage
             self._record(self.chosen, feedback)
 
-    def compiled_simplex(self) -> SimplexStep | None:
+    def compiled_step(self) -> CompiledStep | None:
         """Phases of L rounds, the first s_a not recorded; bonus err + √(3K ln t / c)."""
         return self._ucb_step(self.s_a, self.L, self.err, 3.0 * self.k)
 
 
 # --------------------------------------------------------------------------------------------
-# Compiled steps (SimplexStep): the readable rounds above for one replication, operation for
-# operation (sums as NumPy adds them: numpy_sum)
+# Compiled steps (over probability vectors): the readable rounds above for one replication,
+# operation for operation (sums as NumPy adds them: numpy_sum)
 # --------------------------------------------------------------------------------------------
 
 _MODES = {"independent": 0, "single": 1, "allocation": 2}

@@ -6,8 +6,8 @@
 
 Both keep the grid learners' per-discretized-arm sums and counts
 (:mod:`impactbandits.policies.impact`) and declare their compiled form beside their readable one
-(``compiled_simplex``, a :class:`~impactbandits.policies.impact.SimplexStep`), played by the
-simplex loop (:mod:`impactbandits.kernels.simplex`) with the same numbers, bit for bit.
+(``compiled_step``, over probability vectors), which the compiled loop plays in the
+delayed-impact world with the same numbers, bit for bit.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from impactbandits.policies.impact import (
     _P_MODE,
     _P_TABLE,
     _P_UNPLAYED,
-    SimplexStep,
     _grid_init,
     _GridLearner,
     _play,
@@ -109,12 +108,12 @@ class CombinatorialUCB(_GridLearner):
         self.sums[self.rows[hit], self.chosen[hit]] += observed[hit]
         self.counts[self.rows[hit], self.chosen[hit]] += 1.0
 
-    def compiled_simplex(self) -> SimplexStep | None:
+    def compiled_step(self) -> CompiledStep | None:
         params = self._params(bonus=_BONUSES[self.bonus])
         if params is None:
             return None
         params[_P_TABLE] = 0.0  # CUCB scans no table
-        return SimplexStep(CompiledStep(_grid_init, _cucb_select, _cucb_update, params))
+        return CompiledStep(_grid_init, _cucb_select, _cucb_update, params, simplex=True)
 
 
 #: EXP3 over meta-arms refuses grids with more meta-arms than this.
@@ -161,15 +160,15 @@ class MetaEXP3(_GridLearner):
         self.log_w[self.index] += self.g * reward / (self.p[self.index] * len(self.log_w))
         self.log_w -= self.log_w.max()
 
-    def compiled_simplex(self) -> SimplexStep | None:
+    def compiled_step(self) -> CompiledStep | None:
         """One uniform per round, the one ``select`` takes from the replication's generator."""
         params = np.array([self.M, self.g])
-        return SimplexStep(CompiledStep(_meta_init, _meta_select, _meta_update, params, 1))
+        return CompiledStep(_meta_init, _meta_select, _meta_update, params, 1, simplex=True)
 
 
 # --------------------------------------------------------------------------------------------
-# Compiled steps (SimplexStep): the readable rounds above for one replication, operation for
-# operation (sums as NumPy adds them: numpy_sum)
+# Compiled steps (over probability vectors): the readable rounds above for one replication,
+# operation for operation (sums as NumPy adds them: numpy_sum)
 # --------------------------------------------------------------------------------------------
 
 _BONUSES = {"range-scaled": 0, "weighted": 1, "triggered": 2}

@@ -287,7 +287,7 @@ def test_loops_of_different_steps_have_names_of_their_own():
         policy = impact_policies.OneHot(base)
         policy.reset(env.action_space, 100, BatchRNG.from_key(1, (2,), [0]))
         step, world = compiled_step(policy), env.compiled_world(100)
-        assert step.simplex and step.inner is not None and world.simplex
+        assert step.simplex and step.bound and world.simplex
         loop = loop_for(step, world)
         names.add(loop.py_func.__qualname__)
         names |= {loop.py_func.__globals__[n].py_func.__qualname__ for n in ("select", "update")}

@@ -57,13 +57,14 @@ def sigint_raises():
 PROMPTLY = 10.0
 
 TWO_ARMS = ("bernoulli", {"means": [0.3, 0.7]})
-#: (environment, policy) of long-running compiled paths: the generic loop (kernels.loop) with
-#: UCB1, with UCB1's buckets (from 64 arms) and with D-UCB, and SRUM (srum.run_srum).
+#: (environment, policy) of long-running compiled paths: the loop (kernels.loop) with UCB1, with
+#: UCB1's buckets (from 64 arms), with D-UCB, and with SRUM (phases, per-arm rewards, its black
+#: box's step and the fairness function's kernels bound into its own).
 PAIRS = {
     "run": (TWO_ARMS, ("ucb1", {})),
     "run-ucb1-buckets": (("bernoulli", {"means": list(np.linspace(0.1, 0.9, 64))}), ("ucb1", {})),
     "run-d-ucb": (("bernoulli", {"means": [0.2, 0.4, 0.6]}), ("d-ucb", {"discount": 0.99})),
-    "run_srum": (
+    "run-srum": (
         ("opportunity", {"means": [0.2, 0.5, 0.7], "fairness": "linear", "transfer_cost": 0.4}),
         ("srum", {}),
     ),
@@ -104,12 +105,12 @@ def _arguments(
 
 
 def _outputs(function: object, args: tuple) -> list[np.ndarray]:
-    """The arrays ``function`` writes (its ``out_*`` arguments), filled with a sentinel: SRUM's
-    loop (built ahead of time or not) takes 25 arguments before ``stop``, the generic one 17
-    (the outputs after the step's params, the world's params, data and noise, the tolerance,
-    uniforms, streams, rounds and the checkpoints)."""
-    srum = len(args) == len(aot.SRUM_ARGS) - 1
-    outputs = list(args[18:25] if srum else args[9:13])
+    """The arrays ``function`` writes (its ``out_*`` arguments), filled with a sentinel: the loop
+    (built ahead of time or not) takes 17 arguments before ``stop``, its outputs after the
+    step's params, the world's params, data and noise, the tolerance, uniforms, streams, rounds
+    and the checkpoints."""
+    assert len(args) == len(aot.LOOP_ARGS) - 1
+    outputs = list(args[9:13])
     assert len(outputs) >= 4
     for array in outputs:
         array.fill(-7)
@@ -152,7 +153,7 @@ def test_a_flag_set_by_another_thread_stops_a_running_loop(pair, monkeypatch):
     assert time.monotonic() - asked < PROMPTLY
 
 
-@pytest.mark.parametrize("pair", ["run", "run_srum"])
+@pytest.mark.parametrize("pair", ["run", "run-srum"])
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_stops_a_long_simulate_call_and_leaves_no_thread(pair, signum):
     """``simulate`` in the main thread (a notebook, the serial backend): SIGINT raises

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from impactbandits.core import BatchRNG, EnvironmentRandom
+from impactbandits.core.compiled import kernel
+from impactbandits.core.streams import beta_inverse
 from impactbandits.kernels import available, simulate, simulate_compiled
 from impactbandits.registry import build_environment, build_policy
 
@@ -219,45 +221,53 @@ def test_linear_sum_equals_the_numpy_closed_form():
         np.testing.assert_array_equal(got, expected)
 
 
+@kernel
+def _beta(a, b, u):
+    return beta_inverse(a, b, u)
+
+
 def test_compiled_noise_equals_the_numpy_noise_value_for_value():
-    """Philox, ndtri and betaincinv inside the compiled loop against the NumPy path, on
-    100,000 (replication, arm, pull) triples with large and odd/even indices."""
+    """The counter-based noise the worlds read (Philox by position, ndtri, betaincinv), compiled,
+    against the NumPy path, on 100,000 (replication, arm, pull) triples with large and odd/even
+    indices."""
     from scipy.special import betaincinv
 
     from impactbandits.core.philox import normals, stream_key, uniforms
-    from impactbandits.kernels.noise import beta_inverse, normal, uniform53
+    from impactbandits.core.streams import counter_normal, counter_uniform
+    from impactbandits.kernels.loop import compile_kernel
 
+    uniform, normal, beta = (compile_kernel(k) for k in (counter_uniform, counter_normal, _beta))
     rng = np.random.default_rng(3)
     reps = rng.integers(0, 2**32, 100_000, dtype=np.uint64)
     arms = rng.integers(0, 1000, 100_000)
     pulls = rng.integers(0, 2**40, 100_000)
     key = stream_key(9, (1, 2))
-    k0, k1 = np.uint64(key[0]), np.uint64(key[1])
     u = uniforms(key, reps, arms, pulls)
     z = normals(key, reps, arms, pulls)
-    got_u = np.array(
-        [uniform53(k0, k1, r, a, m) for r, a, m in zip(reps, arms, pulls, strict=True)]
-    )
-    got_z = np.array([normal(k0, k1, r, a, m) for r, a, m in zip(reps, arms, pulls, strict=True)])
+    words = [np.array([key[0], key[1], r], dtype=np.uint64) for r in reps]
+    got_u = np.array([uniform(w, 0, a, m) for w, a, m in zip(words, arms, pulls, strict=True)])
+    got_z = np.array([normal(w, 0, a, m) for w, a, m in zip(words, arms, pulls, strict=True)])
     np.testing.assert_array_equal(got_u, u)
     np.testing.assert_array_equal(got_z, z)
-    got_b = np.array([beta_inverse(2.0, 2.0, x) for x in u[:20_000]])
+    got_b = np.array([beta(2.0, 2.0, x) for x in u[:20_000]])
     np.testing.assert_array_equal(got_b, betaincinv(2.0, 2.0, u[:20_000]))
 
 
 def test_compiled_beta_mean_observation_equals_the_numpy_one():
-    """The "beta-mean" observation inside the compiled loop against
+    """The "beta-mean" observation of the pull-table world, compiled, against
     ``rested.beta_mean_observation`` (which the NumPy path calls), value for value: means over
     [0, 1] including 0, 1 and the clip's edges, where the clip decides."""
+    from impactbandits.core import pull_model
     from impactbandits.core.philox import stream_key, uniforms
     from impactbandits.envs import rested
     from impactbandits.kernels import codes as kinds
-    from impactbandits.kernels import noise as compiled
+    from impactbandits.kernels.loop import compile_kernel
 
-    assert (compiled._BETA_MEAN_SHAPE, compiled._BETA_MEAN_CLIP) == (
+    assert (pull_model._BETA_MEAN_SHAPE, pull_model._BETA_MEAN_CLIP) == (
         rested.BETA_MEAN_SHAPE,
         rested.BETA_MEAN_CLIP,
     )
+    outcome = compile_kernel(pull_model.outcome)
     rng = np.random.default_rng(4)
     clip = rested.BETA_MEAN_CLIP
     edges = [0.0, 1.0, clip, 1 - clip, clip / 2, 1 - clip / 2, 0.5, 1e-300]
@@ -266,12 +276,12 @@ def test_compiled_beta_mean_observation_equals_the_numpy_one():
     arms = rng.integers(0, 50, means.size)
     pulls = rng.integers(0, 10**6, means.size)
     words = stream_key(5, (3,))
-    key = np.array(words, dtype=np.uint64)
     expected = rested.beta_mean_observation(means, uniforms(words, reps, arms, pulls))
     got = [
-        compiled.outcome(kinds.BETA_MEAN, 0.0, key, r, int(a), int(m), float(v))
+        outcome(kinds.BETA_MEAN, 0.0, np.array([*words, r], dtype=np.uint64), 0, int(a), int(m),
+                float(v))
         for v, r, a, m in zip(means, reps, arms, pulls, strict=True)
-    ]
+    ]  # fmt: skip
     np.testing.assert_array_equal(got, expected)
 
 

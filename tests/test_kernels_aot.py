@@ -29,7 +29,9 @@ def test_the_build_holds_every_built_in_step_of_the_present_sources():
     from impactbandits.kernels.build import planned_entries
 
     assert sorted(aot.current().entries) == planned_entries()
-    assert len(planned_entries()) >= 14  # 13 policies' loops (D-UCB's serves UCB) and SRUM's
+    entries = planned_entries()
+    assert len(entries) >= 22  # 13 policies' loops, 3 in B2DEP's world, Tang's, SRUM's
+    assert all(name.startswith("loop_") for name in entries)  # one template
 
 
 def test_an_edit_of_any_source_renames_the_loop(tmp_path):

@@ -1,10 +1,11 @@
-"""SRUM's compiled loop (Ron et al. 2021, Algorithm 2; :mod:`impactbandits.kernels.srum`) gives
-the same numbers as the readable loop, bit for bit: actions (pulls, switches), rewards, phases,
-phase switches and per-arm rewards, for every built-in fairness function, several λ, K, T, R,
-seeds and both reward models, in the paper variant and the authors-code one (and with either
-variant of UCB1 as the black box); a user's fairness function that declares a compiled form runs
-compiled (equal too); one that does not (its own ``__call__`` or ``range``, or a callable) falls
-back to the readable loop, as does any black box but UCB1."""
+"""SRUM's compiled step (Ron et al. 2021, Algorithm 2; :mod:`impactbandits.policies.
+opportunity_srum`) in the compiled loop gives the same numbers as the readable loop, bit for
+bit: actions (pulls, switches), rewards, phases, phase switches and per-arm rewards, for every
+built-in fairness function, several λ, K, T, R, seeds and both reward models, in the paper
+variant and the authors-code one (with either variant of UCB1 as the black box, and any other
+black box whose compiled step draws nothing); a user's fairness function that declares a
+compiled form runs compiled (equal too); one that does not (its own ``__call__`` or ``range``,
+or a callable) falls back to the readable loop, as does a black box that draws."""
 
 from __future__ import annotations
 
@@ -498,17 +499,35 @@ def test_a_users_failing_fairness_kernel_is_a_one_line_error(jit_backend):
     "params",
     [
         {"black_box": "greedy"},
+        {"variant": "authors-code", "black_box": "greedy"},
+    ],
+    ids=["greedy", "authors-greedy"],
+)
+@pytest.mark.parametrize(("lam", "rounds"), [(0.4, 3000), (0.0, 1500), (0.2, 2000)])
+def test_any_black_box_whose_step_draws_nothing_runs_compiled_and_equal(params, lam, rounds):
+    """The black box is any discrete policy whose compiled step draws nothing, bound into
+    SRUM's step: restarted in phase 4 (paper) or kept (authors-code), equal to the readable
+    loop through every phase (λ = 0: phase 4 from the first round)."""
+    env_spec = _env("linear", lam, [0.3, 0.5, 0.9])
+    assert _compiled(env_spec, {**params, "beta": 0.3})
+    slow = _assert_equal(env_spec, {**params, "beta": 0.3}, rounds)
+    assert slow.phases[:, -1, 3].min() > 0  # phase 4 was reached
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
         {"black_box": "epsilon-greedy"},
         {"black_box": "exp3", "black_box_params": {"gamma": 0.1}},
-        {"black_box": "round-robin"},
-        {"variant": "authors-code", "black_box": "greedy"},
         {"variant": "authors-code", "black_box": "exp3", "black_box_params": {"gamma": 0.1}},
+        {"black_box": "round-robin"},
     ],
-    ids=["greedy", "epsilon-greedy", "exp3", "round-robin", "authors-greedy", "authors-exp3"],
+    ids=["epsilon-greedy", "exp3", "authors-exp3", "round-robin"],
 )
-def test_other_black_boxes_fall_back(params):
-    """Only UCB1 (either variant) has a compiled form inside SRUM's loop; in either variant of
-    SRUM every other black box runs the readable loop (equal, trivially)."""
+def test_black_boxes_that_draw_or_have_no_step_fall_back(params):
+    """A black box that draws takes its draws from a stream of its own, which no step of
+    SRUM's reads, and one without a compiled step has none to bind: the readable loop runs
+    (equal, trivially)."""
     assert not _compiled(_env("linear", 0.4), params)
     _assert_equal(_env("linear", 0.4, [0.3, 0.5, 0.9]), {**params, "beta": 0.3}, 300)
 

@@ -186,28 +186,32 @@ def test_the_pull_model_carries_the_reevaluation_table():
 
 @pytest.mark.parametrize("env_spec", [SP3, SP1_BETA, MANY], ids=["gaussian", "beta", "six-arms"])
 def test_the_compiled_reevaluations_are_the_environments(env_spec):
-    """:func:`impactbandits.kernels.noise.reevaluations`, called from Python with the pull
-    model's table, equals ``Feedback.reevaluated`` of the environment's ``step``, every round
-    (NaN where the pull does not exist)."""
-    from impactbandits.kernels import noise
-    from impactbandits.kernels.dispatch import noise_code
+    """The pull-table world's re-evaluations (:func:`impactbandits.core.pull_model.
+    table_reevaluate`, compiled), called from Python with the pull model's table, equal
+    ``Feedback.reevaluated`` of the environment's ``step``, every round (NaN where the pull does
+    not exist)."""
+    from impactbandits.core import pull_model
+    from impactbandits.kernels.loop import compile_kernel
 
     last, previous = rested.REEVALUATIONS
-    assert (last, last + previous) == (noise._REEVALUATED_LAST, noise._REEVALUATED)
+    assert (last, last + previous) == (pull_model._REEVALUATED_LAST, pull_model._REEVALUATED)
+    reevaluate = compile_kernel(pull_model.table_reevaluate)
     reps = [0, 7, 2**31 + 5]
     env = build_environment(*env_spec)
     env.reset(EnvironmentRandom(9, 8, reps))
     model = env.pull_model(400)
-    key = np.array([*model.table.key, *model.reevaluation.key], dtype=np.uint64)
+    world = pull_model.table_world(model, len(reps), reevaluating=True)
     k = env.action_space.n
     rng = np.random.default_rng(1)
     fresh = np.empty((k, 5))
     for t in range(1, 401):
         actions = rng.integers(0, k, len(reps)) if t > 3 else np.zeros(len(reps), dtype=np.int64)
         expected = env.step(actions).feedback.reevaluated
-        for r, replication in enumerate(reps):
-            noise.reevaluations(noise_code(model), model.sigma, key, np.uint64(replication),
-                                model.values[0], True, env.counts[r], t, fresh)  # fmt: skip
+        for r in range(len(reps)):
+            row = world.data[r if world.data.shape[0] > 1 else 0]
+            state = (row, env.counts[r].astype(np.int64), world.noise[r], int(world.params[0]),
+                     world.params[1], False, row.shape[1] > 1)  # fmt: skip
+            reevaluate(state, world.params, t, fresh)
             np.testing.assert_array_equal(fresh, expected[r])
 
 

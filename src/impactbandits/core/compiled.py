@@ -51,7 +51,7 @@ from typing import Any, overload
 
 import numpy as np
 
-__all__ = ["CompiledStep", "Kernel", "declared_step", "kernel"]
+__all__ = ["CompiledStep", "Kernel", "declared_step", "kernel", "refill"]
 
 
 class Kernel:
@@ -83,6 +83,18 @@ def kernel(
     if function is not None:
         return Kernel(function, inline)
     return lambda f: Kernel(f, inline)
+
+
+def refill(target: Any, source: Any) -> None:
+    """Copy the arrays of the state ``source`` into those of ``target``, in place (a state: an
+    array, or a tuple of arrays, numbers and such tuples, of the same shapes; numbers are left:
+    they cannot change). For a step that restarts a step it runs: ``refill(inner,
+    inner_init(...))``. Callable from a kernel (compiled, the library provides it to numba)."""
+    if isinstance(target, np.ndarray):
+        target[...] = source
+    elif isinstance(target, tuple):
+        for part, new in zip(target, source, strict=True):
+            refill(part, new)
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,11 +144,16 @@ class CompiledStep:
     reward)`` learns from ``observed``, each group's reward (NaN where not observed), and the
     round's. It plays in a world whose steps take vectors
     (:attr:`~impactbandits.core.world.CompiledWorld.simplex`)."""
-    inner: CompiledStep | None = None
-    """A discrete policy's step that this step runs (a one-hot policy over groups as base
-    arms): this step's ``select`` and ``update`` call the inner step's as ``inner_select`` and
-    ``inner_update``, module globals the loop binds to them (the module leaves them
-    ``None``)."""
+    bound: tuple[tuple[str, Kernel], ...] = ()
+    """Kernels this step's kernels call under module-global names their module leaves
+    ``None``, as ``(name, kernel)`` pairs: the step of a policy run inside this one (the
+    one-hot policy's base, SRUM's black box: ``inner_init``, ``inner_select``,
+    ``inner_update``), a fairness function's kernels. The loop compiles copies of the step's
+    kernels with those names bound, so one module's kernels serve any inner step."""
+    blame: tuple[tuple[str, str], ...] = ()
+    """``(bound name, spec field)`` pairs: the field on which a failing kernel of a user's bound
+    under that name is reported (SRUM's fairness kernels: ``fairness``); ``policy`` for the
+    others."""
 
     def __post_init__(self) -> None:
         for name in ("init", "select", "update"):
@@ -149,8 +166,12 @@ class CompiledStep:
             raise ValueError("CompiledStep.draws must be 0 or 1")
         if self.stream and self.draws:
             raise ValueError("CompiledStep: a step draws from its stream or takes u, not both")
-        if self.inner is not None and not isinstance(self.inner, CompiledStep):
-            raise TypeError("CompiledStep.inner must be a CompiledStep")
+        for pair in self.bound:
+            if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str)
+                    and isinstance(pair[1], Kernel)):  # fmt: skip
+                raise TypeError("CompiledStep.bound must hold (name, @kernel function) pairs")
+        object.__setattr__(self, "bound", tuple(self.bound))
+        object.__setattr__(self, "blame", tuple(self.blame))
         if self.first_draw < 1:
             raise ValueError("CompiledStep.first_draw must be a round, 1 or later")
         params = np.ascontiguousarray(self.params, dtype=np.float64)

@@ -106,8 +106,8 @@ class OpportunityBandit(_StationaryArms):
         return Outcome(Feedback(reward), mu)
 
     def pull_model(self, pulls: int) -> PullModel | None:
-        """The compiled loops' view of :meth:`step` (:mod:`impactbandits.kernels`; SRUM's loop
-        takes it, the generic loop does not: it records no per-arm rewards)."""
+        """The compiled loop's view of :meth:`step` (:mod:`impactbandits.kernels`: the
+        pull-table world, its copy that keeps each arm's rewards)."""
         if self.distribution == "bernoulli":
             return PullModel(self._mu[:, :, None], "bernoulli", 0.0, self._noise)
         return PullModel(

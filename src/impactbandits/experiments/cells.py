@@ -204,8 +204,6 @@ def runs_compiled(env: Any, policy: Policy) -> bool:
 
     if kernels.planned() is None:
         return False
-    if declared_step(policy, "compiled_run") is not None:  # SRUM's own loop
-        return True
     world = declared_step(env, "compiled_world", ("reset", "step"))
     if world is None and declared_step(env, "pull_model", ("reset", "step")) is None:
         return False

@@ -19,11 +19,11 @@ readable loop, and a large sweep says so on stderr:
 * a step over probability vectors (:attr:`~impactbandits.core.compiled.CompiledStep.simplex`:
   AD-UCB, HD-UCB, CUCB, EXP3 over meta-arms, or ``one-hot`` over a discrete policy with a
   compiled step) plays in a world over vectors (Tang et al.'s delayed-impact bandit with a
-  built-in reward family and impact function), a discrete step in a world of arms;
-* or the pair is Ron et al.'s SRUM (:class:`~impactbandits.policies.opportunity.
-  SelfRegulatedUtilityMaximization`, either variant, UCB1 of either variant as the black box) on the
-  reward-opportunity bandit with a built-in fairness function: :mod:`impactbandits.kernels.srum`
-  (a loop of its own, which also records the phases and the per-arm rewards).
+  built-in reward family and impact function), a discrete step in a world of arms. SRUM (Ron
+  et al.) is such a step, with its black box's step and the fairness function's kernels bound
+  into it (:attr:`~impactbandits.core.compiled.CompiledStep.bound`); an environment that reports
+  each arm's rewards gets them from the loop too.
+
 
 Both give identical numbers: a compiled step transcribes its policy's operations in the same
 order, and the noise of each pull is computed from the same counter with the same functions
@@ -154,8 +154,8 @@ _WAIT = 0.05
 
 
 def call(function: Callable[..., Any], *args: Any, work: int) -> int:
-    """Run the long-running compiled ``function`` (a loop of :mod:`impactbandits.kernels.loop`,
-    or ``srum.run_srum``) on ``args`` with a ``stop`` flag (:mod:`impactbandits.kernels.stop`),
+    """Run the long-running compiled ``function`` (a loop of :mod:`impactbandits.kernels.loop`)
+    on ``args`` with a ``stop`` flag (:mod:`impactbandits.kernels.stop`),
     so that what a signal handler raises (Ctrl-C's ``KeyboardInterrupt``, SIGTERM's
     :class:`~impactbandits.experiments.processes.TerminateRequest` in the runner) stops it.
 

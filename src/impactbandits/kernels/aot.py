@@ -2,13 +2,13 @@
 
 ``python -m impactbandits.kernels.build`` (``make kernels``; ``make demo`` and ``make test`` run
 it) compiles the generic loop (:mod:`impactbandits.kernels.loop`) of every built-in policy's
-compiled step, and SRUM's loop, with numba's ahead-of-time compiler into one extension module,
-``impactbandits.kernels._aot``: one entry per step, named by the hash of the sources its machine
-code comes from (:func:`impactbandits.kernels.sources.step_tag`). A process that finds its
-step's entry there runs it without importing numba at all: no JIT runtime (about 100 MB of LLVM
-and typing tables, and ~0.4 CPU s per process to load the cached loops), the same numbers. A
-step with no entry — a user's policy, or a built-in edited since the build — runs on numba's
-JIT, which compiles the same source.
+compiled step in its world with numba's ahead-of-time compiler into one extension module,
+``impactbandits.kernels._aot``: one entry per step and world, named by the hash of the sources
+its machine code comes from (:func:`impactbandits.kernels.sources.loop_tag`). A process that
+finds its step's entry there runs it without importing numba at all: no JIT runtime (about
+100 MB of LLVM and typing tables, and ~0.4 CPU s per process to load the cached loops), the
+same numbers. A step with no entry — a user's policy, or a built-in edited since the build —
+runs on numba's JIT, which compiles the same source.
 
 The module is used only on the Python, NumPy and CPU it was built for: the build writes a stamp
 (``_aot.json``) and :func:`status` compares it with the present. SciPy's ``ndtri`` and
@@ -37,7 +37,6 @@ import numpy as np
 __all__ = [
     "LOOP_ARGS",
     "MODULE",
-    "SRUM_ARGS",
     "STAMP",
     "Status",
     "check",
@@ -53,14 +52,6 @@ __all__ = [
 MODULE = "impactbandits.kernels._aot"
 #: The stamp the build writes beside it: :func:`fingerprint` of what it was built for.
 STAMP = Path(__file__).with_name("_aot.json")
-#: The pull model's arguments, as SRUM's loop takes them.
-_PULL_MODEL: tuple[tuple[str, int], ...] = (
-    ("float64", 3),  # values
-    ("int64", 0),  # noise
-    ("float64", 0),  # sigma
-    ("uint64", 1),  # key
-    ("uint64", 1),  # replication_ids
-)
 #: The rounds, the checkpoints and the checkpoint summaries every loop writes.
 _CHECKPOINTS: tuple[tuple[str, int], ...] = (
     ("int64", 0),  # rounds
@@ -87,6 +78,7 @@ def loop_args(data_ndim: int) -> tuple[tuple[str, int], ...]:
         *_CHECKPOINTS,
         ("float64", 3),  # out_world
         ("int64", 3),  # out_phases
+        ("float64", 3),  # out_arm_rewards
         ("int64", 2),  # out_phase_switches
         ("int64", 1),  # invalid
         ("int64", 1),  # stop
@@ -95,26 +87,6 @@ def loop_args(data_ndim: int) -> tuple[tuple[str, int], ...]:
 
 #: The arguments of a loop entry in the pull-table world (its data: the table's values).
 LOOP_ARGS = loop_args(3)
-#: The arguments of SRUM's entries (:func:`impactbandits.kernels.srum._template`), as above.
-SRUM_ARGS: tuple[tuple[str, int], ...] = (
-    *_PULL_MODEL,
-    ("float64", 1),  # fp
-    ("float64", 1),  # lam
-    ("float64", 0),  # alpha
-    ("float64", 0),  # beta
-    ("float64", 0),  # scale_log
-    ("int64", 0),  # horizon
-    ("float64", 0),  # ucb_c
-    ("int64", 0),  # authors
-    ("int64", 0),  # ucb_authors
-    ("int64", 1),  # initial_phase
-    ("float64", 2),  # initial_targets
-    *_CHECKPOINTS,
-    ("int64", 3),  # out_phases
-    ("float64", 3),  # out_arm_rewards
-    ("int64", 2),  # out_phase_switches
-    ("int64", 1),  # stop
-)
 #: SciPy's C entry points the shim calls (names in ``cython_special.__pyx_capi__``), in the
 #: order of ``impactbandits_bind``'s arguments.
 _SCIPY = ("ndtri", "__pyx_fuse_0betaincinv")
@@ -235,7 +207,7 @@ def check(args: tuple[Any, ...], types: tuple[tuple[str, int], ...]) -> tuple[An
 
 
 def entry(name: str, types: tuple[tuple[str, int], ...]) -> Callable[..., Any] | None:
-    """The built entry ``name`` (``loop_<tag>``, ``run_srum_<tag>``), each call's arguments
+    """The built entry ``name`` (``loop_<tag>``), each call's arguments
     checked against ``types`` (:func:`check`), or ``None`` if the module cannot be used or has
     no such entry."""
     if name not in current().entries:

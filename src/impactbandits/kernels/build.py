@@ -3,8 +3,9 @@
 Compiles the generic loop (:mod:`impactbandits.kernels.loop`) of every built-in policy's
 compiled step — found from the policy table: each registered policy is built with its defaults
 and asked for its step — the same loop for Tang et al.'s learners in the delayed-impact world
-and Cella & Cesa-Bianchi's in B2DEP's, and SRUM's loop, for exactly the argument types of
-:func:`~impactbandits.kernels.aot.loop_args` and :data:`~impactbandits.kernels.aot.SRUM_ARGS`,
+and Cella & Cesa-Bianchi's in B2DEP's, and SRUM with every built-in fairness function in the
+reward-opportunity bandit's, for exactly the argument types of
+:func:`~impactbandits.kernels.aot.loop_args`,
 with numba's ahead-of-time compiler (``numba.pycc``), into the extension module
 ``impactbandits/kernels/_aot`` plus its stamp (:mod:`impactbandits.kernels.aot` says how they
 are used). Needs numba and a C compiler; about 161 CPU s to build the compiled loops. Does
@@ -41,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from impactbandits.kernels import aot
-from impactbandits.kernels.sources import loop_tag, srum_tag
+from impactbandits.kernels.sources import loop_tag
 
 __all__ = ["built_in_steps", "main", "planned_entries"]
 
@@ -69,12 +70,13 @@ _VARIANTS: tuple[tuple[str, dict[str, Any]], ...] = (
 
 
 def built_in_steps() -> dict[str, Any]:
-    """``loop_<tag>`` → ``(compiled step, world, reevaluating)``, for every registered policy
-    whose defaults declare a step, and the parameter sets of :data:`_VARIANTS` (on 3 and on 100
-    arms, horizon 100: a policy may choose its step by the number of arms), in the pull-table
-    world (:func:`~impactbandits.core.pull_model.table_world`), for the learners of
-    :data:`DELAY_POLICIES` in B2DEP's world and for Tang et al.'s in the delayed-impact world
-    (the other worlds' loops compile on numba's JIT)."""
+    """``loop_<tag>`` → ``(compiled step, world, reevaluating, arm rewards)`` (the arguments of
+    :func:`~impactbandits.kernels.loop.loop_for`), for every registered policy whose defaults
+    declare a step, and the parameter sets of :data:`_VARIANTS` (on 3 and on 100 arms, horizon
+    100: a policy may choose its step by the number of arms), in the pull-table world
+    (:func:`~impactbandits.core.pull_model.table_world`), for the learners of
+    :data:`DELAY_POLICIES` in B2DEP's world, Tang et al.'s in the delayed-impact world and SRUM
+    in the reward-opportunity bandit's (the other worlds' loops compile on numba's JIT)."""
     from impactbandits.core.pull_model import PullModel, table_world
     from impactbandits.core.random import BatchRNG
     from impactbandits.core.spaces import Discrete
@@ -97,11 +99,11 @@ def built_in_steps() -> dict[str, Any]:
             continue
         tag = loop_tag(step, worlds[0])
         if tag is not None:
-            steps[f"loop_{tag}"] = (step, worlds[0], False)
+            steps[f"loop_{tag}"] = (step, worlds[0], False, False)
         again = None if step.reevaluate is None else loop_tag(step, worlds[1], True)
         if again is not None:
-            steps[f"loop_{again}"] = (step, worlds[1], True)
-    return steps | _delay_steps() | _impact_steps()
+            steps[f"loop_{again}"] = (step, worlds[1], True, False)
+    return steps | _delay_steps() | _impact_steps() | _srum_steps()
 
 
 #: The learners Cella & Cesa-Bianchi's figures run on B2DEP, whose loops in its world are built
@@ -115,7 +117,7 @@ SIMPLEX_BASES = ("ucb1", "exp3", "d-ucb", "sw-ucb")
 
 
 def _impact_steps() -> dict[str, Any]:
-    """``loop_<tag>`` → ``(step, world, False)`` in Tang et al.'s delayed-impact world (the
+    """``loop_<tag>`` → ``(step, world, False, False)`` in Tang et al.'s delayed-impact world (the
     police instance, K = 2, horizon 100) for the meta-arm learners with their defaults and the
     one-hot policy over :data:`SIMPLEX_BASES`."""
     from impactbandits.core.environment import EnvironmentRandom
@@ -136,12 +138,42 @@ def _impact_steps() -> dict[str, Any]:
         step = compiled_step(policy)
         tag = None if step is None or world is None else loop_tag(step, world)
         if tag is not None:
-            steps[f"loop_{tag}"] = (step, world, False)
+            steps[f"loop_{tag}"] = (step, world, False, False)
+    return steps
+
+
+def _srum_steps() -> dict[str, Any]:
+    """``loop_<tag>`` → ``(step, world, False, True)``: SRUM (both variants, UCB1 of the same
+    variant as its black box) with every built-in fairness function, in the reward-opportunity
+    bandit's pull-table world, keeping each arm's rewards."""
+    from impactbandits.core.environment import EnvironmentRandom
+    from impactbandits.core.pull_model import table_world
+    from impactbandits.core.random import BatchRNG
+    from impactbandits.envs.opportunity import OpportunityBandit
+    from impactbandits.kernels.dispatch import compiled_step, pull_model
+    from impactbandits.oracles.opportunity_fairness import FAIRNESS_KINDS
+    from impactbandits.policies.names import build_policy
+
+    steps: dict[str, Any] = {}
+    for fairness, variant in itertools.product(FAIRNESS_KINDS, ("paper", "authors-code")):
+        env = OpportunityBandit([0.2, 0.5, 0.3], fairness=fairness)
+        env.reset(EnvironmentRandom(1, 2, [0]))
+        model = pull_model(env, 100)
+        policy = build_policy("srum", {"variant": variant})
+        policy.reset(env.action_space, 100, BatchRNG.from_key(1, (2,), [0]))
+        step = compiled_step(policy)
+        if step is None or model is None:
+            continue
+        world = table_world(model, 1)
+        tag = loop_tag(step, world, False, True)
+        if tag is not None:
+            steps[f"loop_{tag}"] = (step, world, False, True)
     return steps
 
 
 def _delay_steps() -> dict[str, Any]:
-    """``loop_<tag>`` → ``(step, world, False)`` for :data:`DELAY_POLICIES` in B2DEP's world."""
+    """``loop_<tag>`` → ``(step, world, False, False)`` for :data:`DELAY_POLICIES` in B2DEP's
+    world."""
     from impactbandits.core.environment import EnvironmentRandom
     from impactbandits.core.random import BatchRNG
     from impactbandits.envs.delay import DelayedPayoffBandit
@@ -158,27 +190,13 @@ def _delay_steps() -> dict[str, Any]:
         step = compiled_step(policy)
         tag = None if step is None else loop_tag(step, world)
         if tag is not None:
-            steps[f"loop_{tag}"] = (step, world, False)
+            steps[f"loop_{tag}"] = (step, world, False, False)
     return steps
-
-
-def built_in_fairness() -> dict[str, Any]:
-    """``run_srum_<tag>`` → a fairness function's compiled form, for every built-in fairness
-    kind (SRUM's loop is specialised to it)."""
-    from impactbandits.oracles.opportunity_fairness import FAIRNESS_KINDS, make_fairness
-
-    forms: dict[str, Any] = {}
-    for kind in FAIRNESS_KINDS:
-        form = make_fairness(kind, 3).compiled_fairness()
-        tag = None if form is None else srum_tag(form.value, form.range)
-        if tag is not None:
-            forms[f"run_srum_{tag}"] = form
-    return forms
 
 
 def planned_entries() -> list[str]:
     """The entries a build of the present sources holds."""
-    return sorted([*built_in_steps(), *built_in_fairness()])
+    return sorted(built_in_steps())
 
 
 def _numba_signature(types_: tuple[tuple[str, int], ...]) -> Any:
@@ -222,7 +240,6 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
         pycc_compiler: Any = importlib.import_module("numba.pycc.compiler")
 
     from impactbandits.kernels.loop import loop_for
-    from impactbandits.kernels.srum import srum_for
 
     class _ReleasingTheGil(pycc_compiler.Flags):  # type: ignore[misc]
         """pycc's compilation flags, with the GIL released around each call, as the JIT's
@@ -249,11 +266,9 @@ def compile_into(directory: Path) -> tuple[Path, list[str]]:
         entries.append(name)
         functions[function] = name
 
-    for name, (step, world, reevaluating) in built_in_steps().items():
-        loop = loop_for(step, world, reevaluating)
+    for name, (step, world, reevaluating, arm_rewards) in built_in_steps().items():
+        loop = loop_for(step, world, reevaluating, arm_rewards)
         export(name, aot.loop_args(world.data.ndim), loop.py_func)
-    for name, form in built_in_fairness().items():
-        export(name, aot.SRUM_ARGS, srum_for(form).py_func)
     pycc_compiler.compile_extra = _reporting(pycc_compiler.compile_extra, functions, len(entries))
     cc.compile()
     return directory / cc.output_file, sorted(entries)

@@ -44,6 +44,7 @@ __all__ = [
 _NOISE = NOISE_CODES
 #: Whose compiled code an error names, by the field it is reported on.
 _WHAT = {"policy": "the compiled step", "environment": "the compiled world"}
+_OTHER = "the compiled code"  # a bound kernel's (CompiledStep.blame)
 
 
 def simulate(
@@ -123,12 +124,11 @@ def compiled_step(policy: Policy) -> CompiledStep | None:
     return step
 
 
-def pull_model(env: Environment, rounds: int, arm_rewards: bool = False) -> PullModel | None:
+def pull_model(env: Environment, rounds: int) -> PullModel | None:
     """``env``'s pull model for ``rounds`` rounds, if its class declares one for the ``step`` it
-    plays, and it records no per-arm rewards unless the loop records them (``arm_rewards``:
-    SRUM's)."""
+    plays."""
     declared = declared_step(env, "pull_model", ("reset", "step"))
-    if declared is None or (env.records_arm_rewards and not arm_rewards):
+    if declared is None:
         return None
     model = declared(rounds)
     return model if isinstance(model, PullModel) else None
@@ -144,19 +144,14 @@ def simulate_compiled(
 ) -> tuple[Any, ...] | None:
     """The run's ``(reward, expected, pulls, switches)`` checkpoint arrays from the compiled
     loop, or ``None`` if this pair has none. ``env`` and ``policy`` must have been reset (the
-    policy's random streams untouched). For SRUM the tuple goes on with the ``(phases,
-    arm_rewards, phase_switches)`` arrays (:class:`~impactbandits.core.simulate.Trajectory`'s
-    order), for a learner with phases with ``(phases, None, phase_switches)``."""
+    policy's random streams untouched). For a learner with phases or an environment that
+    reports each arm's rewards the tuple goes on with ``(phases, arm_rewards,
+    phase_switches)`` (:class:`~impactbandits.core.simulate.Trajectory`'s order; ``None`` for
+    what the run does not keep)."""
     from impactbandits import kernels
 
     if not kernels.available():
         return None
-    from impactbandits.kernels.srum_driver import simulate_srum, srum_run
-
-    srum = srum_run(env, policy, rounds)
-    if srum is not None:
-        n, phases = env.action_space.n, len(policy.phases)
-        return simulate_srum(*srum, n, phases, rounds, checkpoints, replications)
     step = compiled_step(policy)
     if step is None:
         return None
@@ -164,35 +159,40 @@ def simulate_compiled(
         return None
     if not policy.phases and step.phase is not None:
         step = dataclasses.replace(step, phase=None)
-    inner = step.inner
-    kernels_ = (step.init, step.select, step.update, step.reevaluate, step.phase,
-                *((inner.select, inner.update) if inner is not None else ()))  # fmt: skip
-    users = not all(builtin(k.py_func) for k in kernels_ if k is not None)
+    own = (step.init, step.select, step.update, step.reevaluate, step.phase)
+    users = not all(builtin(k.py_func) for k in own if k is not None)
+    theirs = [name for name, k in step.bound if not builtin(k.py_func)]  # users' bound kernels
     found = world_for(env, step, builtin(type(policy)) and not users, rounds, replications)
     if found is None:
         return None
     world, reevaluating = found
     if world.simplex != step.simplex:  # vectors in a world of arms, or arms in one of vectors
         return None
-    field = "environment" if not users and not _builtin_world(world) else "policy"
-    users = users or field == "environment"
-    loop = _loop(step, world, users, reevaluating, field)
+    field = "policy"
+    if not users and theirs:
+        field = dict(step.blame).get(theirs[0], "policy")
+    elif not users and not _builtin_world(world):
+        field = "environment"
+    users = users or bool(theirs) or field == "environment"
+    arm_rewards = bool(env.records_arm_rewards)
+    loop = _loop(step, world, users, reevaluating, arm_rewards, field)
     if loop is None:
         return None
     space = env.action_space
     tolerance = float(getattr(space, "tolerance", 0.0)) if step.simplex else 0.0
-    return _run(loop, users, step, world, space.n, len(policy.phases), tolerance, rounds,
-                checkpoints, replications, policy_rng, field)  # fmt: skip
+    kept = _Kept(len(policy.phases), arm_rewards, tolerance)
+    return _run(loop, users, step, world, space.n, kept, rounds, checkpoints, replications,
+                policy_rng, field)  # fmt: skip
 
 
 def compiled_world(env: Environment, rounds: int) -> CompiledWorld | None:
     """``env``'s compiled world for ``rounds`` rounds (it has been reset), if its class declares
     one for the rounds it plays (:func:`~impactbandits.core.compiled.declared_step` of
-    ``compiled_world`` against ``reset`` and ``step``) and it records no per-arm rewards; a
-    one-line :class:`~impactbandits.errors.SpecError` if the declaration fails or returns
-    something else."""
+    ``compiled_world`` against ``reset`` and ``step``); a one-line
+    :class:`~impactbandits.errors.SpecError` if the declaration fails or returns something
+    else."""
     declared = declared_step(env, "compiled_world", ("reset", "step"))
-    if declared is None or env.records_arm_rewards:
+    if declared is None:
         return None
     name = type(env).__name__
     try:
@@ -256,16 +256,22 @@ def reevaluates(model: PullModel, step: CompiledStep, ours: bool) -> bool | None
 
 
 def _loop(
-    step: CompiledStep, world: CompiledWorld, users: bool, reevaluating: bool, field: str
+    step: CompiledStep,
+    world: CompiledWorld,
+    users: bool,
+    reevaluating: bool,
+    arm_rewards: bool,
+    field: str,
 ) -> Any:
     """The loop of ``step`` in ``world`` (``reevaluating``: the one that makes and reads
-    re-evaluations): built ahead of time if the module has it (no numba imported), else
-    numba's JIT if allowed, else ``None``. ``field``: whose kernels a compile error blames
-    (``"environment"`` for a user's world, else ``"policy"``)."""
+    re-evaluations; ``arm_rewards``: the one that keeps each arm's rewards): built ahead of time
+    if the module has it (no numba imported), else numba's JIT if allowed, else ``None``.
+    ``field``: whose kernels a compile error blames (``"environment"`` for a user's world, else
+    ``"policy"``)."""
     from impactbandits import kernels
     from impactbandits.kernels import aot
 
-    tag = loop_tag(step, world, reevaluating)
+    tag = loop_tag(step, world, reevaluating, arm_rewards)
     if tag is not None and kernels.backend() == "aot":
         built = aot.entry(f"loop_{tag}", aot.loop_args(world.data.ndim))
         if built is not None:
@@ -275,11 +281,11 @@ def _loop(
     from impactbandits.kernels.loop import loop_for
 
     try:
-        return loop_for(step, world, reevaluating)
+        return loop_for(step, world, reevaluating, arm_rewards)
     except Exception as error:  # numba cannot read a user's kernels
         if not users:
             raise
-        message = f"{_WHAT[field]} does not compile: {_first_line(error)}"
+        message = f"{_WHAT.get(field, _OTHER)} does not compile: {_first_line(error)}"
         raise SpecError(field, message) from None
 
 
@@ -289,32 +295,32 @@ def _run(
     step: CompiledStep,
     world: CompiledWorld,
     n: int,
-    phases: int,
-    tolerance: float,
+    kept: _Kept,
     rounds: int,
     checkpoints: np.ndarray,
     replications: int,
     policy_rng: Any,
     field: str,
 ) -> tuple[Any, ...]:
-    """The loop's outputs (:func:`simulate_compiled`); ``phases``: the policy's (0: none)."""
+    """The loop's outputs (:func:`simulate_compiled`)."""
     from impactbandits import kernels
 
     uniforms, streams = policy_draws(step, policy_rng, rounds, replications)
     n_cp = checkpoints.size
     outputs = checkpoint_outputs(replications, n_cp, n)
     recorded = np.zeros((replications, n_cp, world.recorded))
-    out_phases = np.zeros((replications, n_cp, phases), dtype=np.int64)
-    phase_switches = np.zeros((replications, n_cp if phases else 0), dtype=np.int64)
+    out_phases = np.zeros((replications, n_cp, kept.phases), dtype=np.int64)
+    arm_rewards = np.zeros((replications, n_cp, n if kept.arm_rewards else 0))
+    phase_switches = np.zeros((replications, n_cp if kept.phases else 0), dtype=np.int64)
     invalid = np.zeros(3, dtype=np.int64)
-    with user_errors(field, _WHAT[field], users):
+    with user_errors(field, _WHAT.get(field, _OTHER), users):
         status = kernels.call(
             loop,
             step.params,
             world.params,
             world.data,
             world.noise,
-            tolerance,
+            kept.tolerance,
             uniforms,
             streams,
             rounds,
@@ -322,6 +328,7 @@ def _run(
             *outputs,
             recorded,
             out_phases,
+            arm_rewards,
             phase_switches,
             invalid,
             # a simplex round can cost ~10 µs: always the helper thread (kernels.call)
@@ -330,9 +337,21 @@ def _run(
     refuse_invalid(status, invalid, n)
     if world.receive is not None and world.recorded:
         world.receive(recorded)
-    if not phases:
+    if not kept.phases and not kept.arm_rewards:
         return outputs
-    return (*outputs, out_phases, None, phase_switches)
+    if not kept.phases:
+        return (*outputs, None, arm_rewards, None)
+    return (*outputs, out_phases, arm_rewards if kept.arm_rewards else None, phase_switches)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Kept:
+    """What a run keeps beside the rewards, and the simplex tolerance it counts switches by."""
+
+    phases: int
+    """The policy's phases (0: none)."""
+    arm_rewards: bool
+    tolerance: float
 
 
 def policy_draws(

@@ -17,12 +17,14 @@ fresh evaluations and hands them to the step's ``reevaluate`` after ``update``; 
 ``phasing`` (a step with :attr:`~impactbandits.core.compiled.CompiledStep.phase`) counts the
 rounds of each phase and the phase switches; a copy ``recording`` (a world with
 :attr:`~impactbandits.core.world.CompiledWorld.record`) keeps the world's own values at each
-checkpoint; a copy ``simplex`` (a step and a world over probability vectors,
+checkpoint; a copy ``arm_rewarding`` keeps each arm's total reward (an environment that
+reports them, :attr:`~impactbandits.core.environment.Environment.records_arm_rewards`); a copy
+``simplex`` (a step and a world over probability vectors,
 :attr:`~impactbandits.core.compiled.CompiledStep.simplex`) plays a vector each round, counts the
 probability mass per group as its pulls and a round whose vector moved by more than the
 space's tolerance as a switch. A step that runs a discrete step inside it
-(:attr:`~impactbandits.core.compiled.CompiledStep.inner`) gets copies of its ``select`` and
-``update`` with ``inner_select`` and ``inner_update`` bound to the inner step's.
+names the kernels it calls (:attr:`~impactbandits.core.compiled.CompiledStep.bound`: an inner
+step's, a fairness function's) and gets copies of its kernels with those names bound.
 
 Each copy is cached on disk by numba under a name that carries a hash of every source file its
 machine code comes from (this module and the kernels' modules, the step's and the world's
@@ -52,10 +54,10 @@ from numba import njit
 from numba.core import cgutils
 from numba.core import types as numba_types
 from numba.core.dispatcher import Dispatcher
-from numba.extending import intrinsic, typeof_impl
+from numba.extending import intrinsic, overload, typeof_impl
 from numba.np.arrayobj import make_array
 
-from impactbandits.core.compiled import CompiledStep, Kernel, kernel
+from impactbandits.core.compiled import CompiledStep, Kernel, kernel, refill
 from impactbandits.core.world import CompiledWorld
 from impactbandits.kernels import noise as _noise  # noqa: F401  (SciPy's C functions for numba)
 from impactbandits.kernels.checkpoints import record
@@ -105,22 +107,48 @@ def _kernel_globals(function: Any) -> list[tuple[str, Kernel]]:
     return found
 
 
+@overload(refill)
+def _refill(target: Any, source: Any) -> Any:
+    """:func:`~impactbandits.core.compiled.refill` for numba: arrays copied, a tuple its first
+    part and then the rest (typed anew for each shorter tuple), anything else left."""
+    # (each implementation repeats the overload's annotations: numba compares the signatures)
+    if isinstance(target, numba_types.Array):
+
+        def fill(target: Any, source: Any) -> Any:
+            target[...] = source
+
+        return fill
+    if isinstance(target, numba_types.BaseTuple) and len(target) > 0:
+
+        def each(target: Any, source: Any) -> Any:
+            refill(target[0], source[0])
+            refill(target[1:], source[1:])
+
+        return each
+
+    def leave(target: Any, source: Any) -> Any:
+        return None
+
+    return leave
+
+
 @typeof_impl.register(Kernel)
 def _typeof_kernel(value: Kernel, context: Any) -> numba_types.Dispatcher:
     return numba_types.Dispatcher(compile_kernel(value))
 
 
-def loop_for(step: CompiledStep, world: CompiledWorld, reevaluating: bool = False) -> Dispatcher:
+def loop_for(
+    step: CompiledStep, world: CompiledWorld, reevaluating: bool = False, arm_rewards: bool = False
+) -> Dispatcher:
     """The compiled loop of ``step``'s kernels in ``world`` (:func:`_template`), loaded from
     numba's disk cache when it was compiled before from the same sources; ``reevaluating``: the
-    loop in which the world makes re-evaluations and the step reads them."""
+    loop in which the world makes re-evaluations and the step reads them; ``arm_rewards``: the
+    loop that keeps each arm's total reward (an environment that reports them)."""
     reevaluate = step.reevaluate if reevaluating else None
     world_reevaluate = world.reevaluate if reevaluating else None
-    inner = step.inner
     kernels = _Kernels(step.init, step.select, step.update, world.init, world.step, reevaluate,
-                       world_reevaluate, world.record, step.phase,
-                       None if inner is None else inner.select,
-                       None if inner is None else inner.update, step.simplex)  # fmt: skip
+                       world_reevaluate, world.record, step.phase, step.bound,
+                       step.simplex, arm_rewards)  # fmt: skip
     return _loop(kernels, step.stream)
 
 
@@ -137,13 +165,14 @@ class _Kernels:
     world_reevaluate: Kernel | None = None
     world_record: Kernel | None = None
     phase: Kernel | None = None
-    inner_select: Kernel | None = None
-    inner_update: Kernel | None = None
+    bound: tuple[tuple[str, Kernel], ...] = ()
     simplex: bool = False
+    arm_rewards: bool = False
 
     def all(self) -> list[Kernel]:
         """The kernels it holds."""
-        return [k for k in dataclasses.astuple(self) if isinstance(k, Kernel)]
+        held = [getattr(self, f.name) for f in dataclasses.fields(self)]
+        return [k for k in held if isinstance(k, Kernel)] + [k for _, k in self.bound]
 
 
 def _start_plain(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -> Any:
@@ -179,55 +208,53 @@ def _ignore(values: np.ndarray) -> None:
 @functools.cache
 def _loop(kernels: _Kernels, stream: bool = False) -> Dispatcher:
     reevaluating = kernels.reevaluate is not None and kernels.world_reevaluate is not None
-    inner = None
-    if kernels.inner_select is not None and kernels.inner_update is not None:
-        inner = CompiledStep(kernels.init, kernels.inner_select, kernels.inner_update, np.zeros(0))
     step = CompiledStep(kernels.init, kernels.select, kernels.update, np.zeros(0), stream=stream,
                         reevaluate=kernels.reevaluate if reevaluating else None,
-                        phase=kernels.phase, simplex=kernels.simplex, inner=inner)  # fmt: skip
+                        phase=kernels.phase, simplex=kernels.simplex,
+                        bound=kernels.bound)  # fmt: skip
     world = CompiledWorld(kernels.world_init, kernels.world_step, np.zeros(0), np.zeros(1),
                           np.zeros((1, 1), dtype=np.uint64),
                           kernels.world_reevaluate if reevaluating else None,
                           kernels.world_record, int(kernels.world_record is not None),
                           _ignore, kernels.simplex)  # fmt: skip
-    tag = loop_tag(step, world, reevaluating)
+    tag = loop_tag(step, world, reevaluating, kernels.arm_rewards)
     # a user's kernels are inlined: the loop is compiled with their bounds checking
     users = not all(builtin(k.py_func) for k in kernels.all())
-    compiled_init = compile_kernel(kernels.init, inline=True)
+    anonymous = "_".join(f"{id(k):x}" for k in kernels.all()) + f"_{int(stream)}"
+    suffix = tag if tag is not None else anonymous
+
+    def compiled(kernel: Kernel) -> Dispatcher:  # with the step's names bound, if it has any
+        if not kernels.bound:
+            return compile_kernel(kernel, inline=True)
+        return _binding(kernel, kernels.bound, suffix, users)
+
+    compiled_init = compiled(kernels.init)
     starter = _start_stream if stream else _start_plain
     # a name of its own per copy (numba names machine code by qualified name and a counter that
     # restarts in every process: copies of one function with other globals must not share it)
-    anonymous = "_".join(f"{id(k):x}" for k in dataclasses.astuple(kernels)) + f"_{int(stream)}"
-    suffix = tag if tag is not None else anonymous
     start_name = f"start_{suffix}"
     start = types.FunctionType(
         starter.__code__, dict(starter.__globals__, init=compiled_init), start_name
     )
     start.__qualname__ = start_name
-    if kernels.inner_select is None or kernels.inner_update is None:
-        select = compile_kernel(kernels.select, inline=True)
-        update = compile_kernel(kernels.update, inline=True)
-    else:  # the step's kernels with the inner step's bound (CompiledStep.inner)
-        held = (kernels.inner_select, kernels.inner_update)
-        select = _binding(kernels.select, held, f"select_{suffix}", users)
-        update = _binding(kernels.update, held, f"update_{suffix}", users)
     # the kernels' dispatchers, inlined into the loop: a large state tuple would otherwise be
     # copied into every call (SPO's twelve arrays: ~90 ns a round)
     scope = dict(
         _template.__globals__,
         start=njit(inline="always", nogil=True)(start),
-        select=select,
-        update=update,
-        reevaluate=compile_kernel(step.reevaluate or _no_reevaluation, inline=True),
+        select=compiled(kernels.select),
+        update=compiled(kernels.update),
+        reevaluate=compiled(step.reevaluate or _no_reevaluation),
         world_init=_called(kernels.world_init),
         world_step=_called(kernels.world_step),
         world_reevaluate=_called(world.reevaluate or _no_reevaluation),
         world_record=_called(world.record or _no_record),
-        phase=compile_kernel(kernels.phase or _no_phase, inline=True),
+        phase=compiled(kernels.phase or _no_phase),
         reevaluating=reevaluating,
         recording=world.record is not None,
         phasing=kernels.phase is not None,
         simplex=kernels.simplex,
+        arm_rewarding=kernels.arm_rewards,
     )
     name = f"loop_{suffix}"
     function = types.FunctionType(_template.__code__, scope, name, _template.__defaults__)
@@ -235,18 +262,41 @@ def _loop(kernels: _Kernels, stream: bool = False) -> Dispatcher:
     return njit(cache=tag is not None, nogil=True, boundscheck=users)(function)
 
 
-def _binding(kernel: Kernel, inner: tuple[Kernel, Kernel], name: str, users: bool) -> Dispatcher:
-    """A copy of ``kernel`` named ``name`` (inlined) in which ``inner_select`` and
-    ``inner_update`` are the inner step's kernels (and every kernel it names its dispatcher)."""
+@functools.cache
+def _binding(
+    kernel: Kernel, bound: tuple[tuple[str, Kernel], ...], suffix: str, users: bool
+) -> Dispatcher:
+    """A copy of ``kernel`` (inlined) in which the names of ``bound`` are its kernels, and so in
+    every kernel it calls that names one of them, transitively (the others are their plain
+    dispatchers); each copy named after the loop (``suffix``), as numba needs."""
+    names = {name for name, _ in bound}
     function = kernel.py_func
     scope = dict(function.__globals__)
     for global_name, value in _kernel_globals(function):
-        scope[global_name] = compile_kernel(value)
-    scope["inner_select"] = compile_kernel(inner[0], inline=True)
-    scope["inner_update"] = compile_kernel(inner[1], inline=True)
+        if _names(value) & names:
+            scope[global_name] = _binding(value, bound, suffix, users)
+        else:
+            scope[global_name] = compile_kernel(value)
+    for name, value in bound:
+        scope[name] = compile_kernel(value, inline=True)
+    name = f"{function.__name__}__{suffix}"
     copy = types.FunctionType(function.__code__, scope, name, function.__defaults__)
     copy.__qualname__ = name
     return njit(inline="always", nogil=True, boundscheck=users)(copy)
+
+
+@functools.cache
+def _names(kernel: Kernel) -> frozenset[str]:
+    """The global names ``kernel``'s code uses, and those of the kernels it calls."""
+    function = kernel.py_func
+    codes, found = [function.__code__], set[str]()
+    while codes:
+        code = codes.pop()
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        found.update(code.co_names)
+    for _, value in _kernel_globals(function):
+        found |= _names(value)
+    return frozenset(found)
 
 
 def _lend(typingctx: Any, value: Any) -> Any:
@@ -310,6 +360,7 @@ reevaluating = False
 recording = False
 phasing = False
 simplex = False
+arm_rewarding = False
 
 
 def _template(
@@ -328,6 +379,7 @@ def _template(
     out_switches: np.ndarray,
     out_world: np.ndarray,
     out_phases: np.ndarray,
+    out_arm_rewards: np.ndarray,
     out_phase_switches: np.ndarray,
     invalid: np.ndarray,
     stop: np.ndarray,
@@ -351,7 +403,8 @@ def _template(
     C, W)``, what a ``recording`` copy's world records at each checkpoint (``W = 0``: nothing);
     ``out_phases`` ``(R, C, P)`` and ``out_phase_switches`` ``(R, C)``: a ``phasing`` copy's
     rounds per phase and phase switches at each checkpoint (``P = 0`` and unwritten in the
-    others)."""
+    others); ``out_arm_rewards`` ``(R, C, K)``: an ``arm_rewarding`` copy's total reward of each
+    arm at each checkpoint (``K = 0`` and unwritten in the others)."""
     replications, k = world_noise.shape[0], out_pulls.shape[2]
     per_replication = world_data.shape[0] > 1
     stride = 1 if uniforms.shape[1] > 1 else 0  # (R, rounds) draws, or (R, 1) zeros
@@ -366,6 +419,7 @@ def _template(
     observed = np.empty(width)
     last_action = np.empty(width)
     mass = np.empty(width)
+    arm_rewards = np.zeros(k if arm_rewarding else 0)
     for r in range(replications):
         if stopped(stop, 0):
             return STOPPED
@@ -376,6 +430,7 @@ def _template(
         world = lend(world_owned)
         pulls = np.zeros(k, dtype=np.int64)
         mass[:] = 0.0
+        arm_rewards[:] = 0.0
         reward = 0.0
         value = 0.0
         switches = 0
@@ -420,6 +475,8 @@ def _template(
                 reward += x
                 value += v
                 pulls[a] += 1
+                if arm_rewarding:  # a constant of the copy
+                    arm_rewards[a] += x
                 update(state, lent_params, t, a, x)
                 if reevaluating:  # a constant of the copy
                     world_reevaluate(world, lent_world_params, t, lent_fresh)
@@ -439,6 +496,8 @@ def _template(
                 if phasing:  # a constant of the copy
                     out_phases[r, c, :] = phase_counts
                     out_phase_switches[r, c] = phase_switches
+                if arm_rewarding:  # a constant of the copy
+                    out_arm_rewards[r, c, :] = arm_rewards
                 c += 1
         keep(owned)  # the lent arrays' owners live to here
         keep(world_owned)

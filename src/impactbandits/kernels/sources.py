@@ -17,7 +17,7 @@ from typing import Any
 from impactbandits.core.compiled import CompiledStep, Kernel
 from impactbandits.core.world import CompiledWorld
 
-__all__ = ["LOOP_SOURCES", "builtin", "files_tag", "loop_tag", "srum_tag", "step_tag"]
+__all__ = ["LOOP_SOURCES", "builtin", "files_tag", "loop_tag", "step_tag"]
 
 _HERE = Path(__file__).resolve().parent
 #: The generic loop's own modules: part of every loop's machine code.
@@ -104,27 +104,13 @@ def step_tag(step: CompiledStep) -> str | None:
     return _step_tag(step.init, step.select, step.update, step.stream)
 
 
-@functools.cache
-def srum_tag(value: Kernel, range_: Kernel) -> str | None:
-    """The name of SRUM's loop (:mod:`impactbandits.kernels.srum`) with the fairness kernels
-    ``value`` and ``range_``: its module, the objective it computes
-    (:mod:`impactbandits.oracles.opportunity`), UCB1's argmax and the authors' UCB1 select
-    (:mod:`impactbandits.policies.classic`), and the kernels' modules."""
-    package = _HERE.parent
-    extra = [
-        str(_HERE / "srum.py"),
-        str(package / "oracles" / "opportunity.py"),
-        str(package / "policies" / "ucb_buckets.py"),
-        str(package / "policies" / "classic.py"),
-    ]
-    names = [f"{k.py_func.__module__}:{k.py_func.__qualname__}" for k in (value, range_)]
-    return files_tag(["run_srum", *names], [value.py_func, range_.py_func], extra)
-
-
-def loop_tag(step: CompiledStep, world: CompiledWorld, reevaluating: bool = False) -> str | None:
+def loop_tag(
+    step: CompiledStep, world: CompiledWorld, reevaluating: bool = False, arm_rewards: bool = False
+) -> str | None:
     """The name of the loop of ``step`` in ``world`` (``loop_<tag>`` in numba's cache and in the
     module built ahead of time): a hash of every kernel's name and sources (with the step's and
-    the world's ``reevaluate`` for the loop that calls them, ``reevaluating``)."""
+    the world's ``reevaluate`` for the loop that calls them, ``reevaluating``) and of what else
+    the copy keeps (``arm_rewards``)."""
     kernels: tuple[Kernel, ...] = (step.init, step.select, step.update, world.init, world.step)
     if reevaluating and step.reevaluate is not None and world.reevaluate is not None:
         kernels += (step.reevaluate, world.reevaluate)
@@ -132,12 +118,19 @@ def loop_tag(step: CompiledStep, world: CompiledWorld, reevaluating: bool = Fals
         kernels += (world.record,)
     if step.phase is not None:
         kernels += (step.phase,)
-    if step.inner is not None:
-        kernels += (step.inner.select, step.inner.update)
-    return _loop_tag(kernels, step.stream)
+    return _loop_tag(kernels, step.stream, step.bound, world.simplex, arm_rewards)
 
 
 @functools.cache
-def _loop_tag(kernels: tuple[Kernel, ...], stream: bool) -> str | None:
+def _loop_tag(
+    kernels: tuple[Kernel, ...],
+    stream: bool,
+    bound: tuple[tuple[str, Kernel], ...] = (),
+    simplex: bool = False,
+    arm_rewards: bool = False,
+) -> str | None:
     names = [f"{k.py_func.__module__}:{k.py_func.__qualname__}" for k in kernels]
-    return files_tag([*names, "stream"] if stream else names, [k.py_func for k in kernels])
+    names += [f"{name}={k.py_func.__module__}:{k.py_func.__qualname__}" for name, k in bound]
+    names += ["stream"] * stream + ["simplex"] * simplex + ["arm rewards"] * arm_rewards
+    functions = [k.py_func for k in (*kernels, *(k for _, k in bound))]
+    return files_tag(names, functions)

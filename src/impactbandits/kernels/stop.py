@@ -4,9 +4,8 @@ While a compiled loop runs, the thread that called it executes no Python bytecod
 signal handlers (Ctrl-C's ``KeyboardInterrupt``, the runner's SIGTERM handler) cannot run in it.
 So a long run is called in a helper thread (:func:`impactbandits.kernels.call`) with a
 one-element ``int64`` array, ``stop``, while the main thread waits where handlers do run; on an
-interruption it sets ``stop[0]``. The loops (the generic loop of
-:mod:`impactbandits.kernels.loop` and ``srum.run_srum``) look at it with :func:`stopped` before
-each replication and every
+interruption it sets ``stop[0]``. The loop (:mod:`impactbandits.kernels.loop`) looks at it
+with :func:`stopped` before each replication and every
 :data:`POLL_ROUNDS` rounds, and return :data:`~impactbandits.kernels.codes.STOPPED` (their
 outputs unfinished) when it is non-zero, :data:`~impactbandits.kernels.codes.DONE` otherwise.
 Reading the flag changes no number. Imported only when numba is installed.

@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 
-# the inner step's kernels, bound by the compiled loop (CompiledStep.inner); never called here
+# the inner step's kernels, bound by the compiled loop (CompiledStep.bound); never called here
 inner_select: Any = None
 inner_update: Any = None
 
@@ -100,7 +100,8 @@ class OneHot(Policy):
             inner.stream,
             inner.first_draw,
             simplex=True,
-            inner=inner,
+            bound=(("inner_select", inner.select), ("inner_update", inner.update)),
+            blame=(("inner_select", "base"), ("inner_update", "base")),
         )
         return outer
 

@@ -12,27 +12,26 @@ decision-maker's own policy), never the means. All are batched over replications
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
 
 from impactbandits.construct import validate_params
-from impactbandits.core.compiled import declared_step
+from impactbandits.core.compiled import CompiledStep, declared_step
 from impactbandits.core.feedback import Feedback
 from impactbandits.core.policy import Policy
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.spaces import ActionSpace
 from impactbandits.errors import SpecError
 from impactbandits.oracles.opportunity import requirements
-from impactbandits.oracles.opportunity_fairness import CompiledFairness, SoftmaxFairness
+from impactbandits.oracles.opportunity_fairness import SoftmaxFairness
 from impactbandits.params import ROUNDS
 from impactbandits.policies.names import build_policy, resolve_policy
 
 __all__ = [
     "ConstantFairnessElimination",
     "FairnessAwareETC",
-    "SRUMRun",
     "SelfRegulatedUtilityMaximization",
 ]
 
@@ -192,8 +191,9 @@ class SelfRegulatedUtilityMaximization(Policy):
     replication; the black box sees every round (so its random draws stay in lockstep across
     replications) and, in the paper variant, is restarted per replication (``reset_rows``) when
     phase 4 begins, so it only learns from phase-4 rounds. With UCB1 (either variant) as the
-    black box and a fairness function with a compiled form, both variants run in a compiled
-    loop (:meth:`compiled_run`, :mod:`impactbandits.kernels.srum`) with the same numbers.
+    black box and a fairness function with a compiled form, both variants run in the compiled
+    loop (:meth:`compiled_step`, :mod:`impactbandits.policies.opportunity_srum`) with the same
+    numbers; so does any black box whose compiled step draws nothing.
     """
 
     phases = ("1", "2", "3", "4")
@@ -310,37 +310,47 @@ class SelfRegulatedUtilityMaximization(Policy):
     def current_phase(self) -> np.ndarray:
         return self.phase.copy()
 
-    def compiled_run(self) -> SRUMRun | None:
-        """What SRUM's compiled loop (:mod:`impactbandits.kernels.srum`, a transcription of
-        both variants with UCB1, either variant, as the black box) needs of this reset policy,
-        or ``None`` if it cannot run it: another black box, or a fairness function with no
-        compiled form (:meth:`~impactbandits.oracles.opportunity_fairness.FairnessFunction.
+    def compiled_step(self) -> CompiledStep | None:
+        """The rounds of one replication (:mod:`~impactbandits.policies.opportunity_srum`, both
+        variants), with the black box's compiled step and the fairness function's compiled
+        form bound into it, or ``None``: a black box without a compiled step, or one that draws
+        (its draws would come from another stream), or a fairness function without a compiled
+        form (:meth:`~impactbandits.oracles.opportunity_fairness.FairnessFunction.
         compiled_fairness`)."""
-        from impactbandits.policies.classic import UCB1
+        from impactbandits.policies import opportunity_srum as srum
 
-        inner = self._inner
-        if type(inner) is not UCB1:
+        declared = declared_step(self._inner)
+        inner = None if declared is None or self._inner.phases else declared()
+        if not isinstance(inner, CompiledStep) or inner.draws or inner.stream or inner.bound:
             return None
         declared = declared_step(self.fairness, "compiled_fairness", ("__call__", "range"))
         fairness = None if declared is None else declared()
-        if fairness is None:
+        same = np.all(self.phase == self.phase[0]) and np.all(self.targets == self.targets[0])
+        if fairness is None or not same:  # (reset starts every replication alike)
             return None
-        ucb_authors = inner.variant == "authors-code"
-        # the authors' bonus c ln T, as UCB1._index computes it
-        ucb_c = inner.c * math.log(inner.horizon) if ucb_authors else inner.c  # type: ignore[arg-type]
-        return SRUMRun(
-            fairness=fairness,
-            lam=np.ascontiguousarray(np.broadcast_to(self.lam, (self.k,)), dtype=np.float64),
-            alpha=float(self._alpha),
-            beta=float(self._beta),
-            scale_log=CONFIDENCE_SCALE * self.estimates.log_t,
-            horizon=int(self.T),
-            ucb_c=float(ucb_c),
-            authors=self._authors,
-            ucb_authors=ucb_authors,
-            phase=np.ascontiguousarray(self.phase, dtype=np.int64),
-            targets=np.ascontiguousarray(self.targets, dtype=np.float64),
+        params = srum.srum_params(
+            float(self._alpha),
+            float(self._beta),
+            CONFIDENCE_SCALE * self.estimates.log_t,
+            int(self.T),
+            self._authors,
+            int(self.phase[0]),
+            np.ascontiguousarray(np.broadcast_to(self.lam, (self.k,)), dtype=np.float64),
+            np.ascontiguousarray(self.targets[0], dtype=np.float64),
+            np.ascontiguousarray(fairness.params, dtype=np.float64),
+            inner.params,
         )
+        bound = (
+            ("inner_init", inner.init),
+            ("inner_select", inner.select),
+            ("inner_update", inner.update),
+            ("fairness_value", fairness.value),
+            ("fairness_range", fairness.range),
+        )
+        blame = [(name, "black_box") for name, _ in bound[:3]]
+        blame += [(name, "fairness") for name, _ in bound[3:]]
+        return CompiledStep(srum.srum_init, srum.srum_select, srum.srum_update, params,
+                            phase=srum.srum_phase, bound=bound, blame=tuple(blame))  # fmt: skip
 
     def update(self, actions: np.ndarray, feedback: Feedback) -> None:
         self.estimates.add(actions, feedback.reward)
@@ -353,27 +363,6 @@ class SelfRegulatedUtilityMaximization(Policy):
                 self.cycle[ended] = 0
                 self._advance(ended)
         self._finish_phase3(self.phase == 2)
-
-
-class SRUMRun(NamedTuple):
-    """A reset SRUM's numbers for its compiled loop (:meth:`SelfRegulatedUtilityMaximization.
-    compiled_run`): the fairness function's compiled form, λ per arm, α, β, 2 ln max(T, 2),
-    T, UCB1's c (c ln T for its authors-code variant: the numerator of its bonus), whether
-    SRUM (``authors``) and its UCB1 (``ucb_authors``) are the authors-code variants, and per
-    replication the phase (0..3 for phases 1..4) and the requirements ⌊T f(μ̂)_i⌋ that
-    ``reset`` resolved."""
-
-    fairness: CompiledFairness
-    lam: np.ndarray
-    alpha: float
-    beta: float
-    scale_log: float
-    horizon: int
-    ucb_c: float
-    authors: bool
-    ucb_authors: bool
-    phase: np.ndarray
-    targets: np.ndarray
 
 
 class ConstantFairnessElimination(Policy):

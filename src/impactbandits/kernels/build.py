@@ -95,7 +95,7 @@ def built_in_steps() -> dict[str, Any]:
             step = compiled_step(policy)
         except (SpecError, TypeError, ValueError):
             continue  # a policy that needs another space, environment or parameters
-        if step is None:
+        if step is None or step.simplex:  # (vectors play in a world of their own)
             continue
         tag = loop_tag(step, worlds[0])
         if tag is not None:

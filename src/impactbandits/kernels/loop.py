@@ -144,6 +144,8 @@ def loop_for(
     numba's disk cache when it was compiled before from the same sources; ``reevaluating``: the
     loop in which the world makes re-evaluations and the step reads them; ``arm_rewards``: the
     loop that keeps each arm's total reward (an environment that reports them)."""
+    if step.simplex != world.simplex:
+        raise ValueError("a step over probability vectors plays in a world over them, only")
     reevaluate = step.reevaluate if reevaluating else None
     world_reevaluate = world.reevaluate if reevaluating else None
     kernels = _Kernels(step.init, step.select, step.update, world.init, world.step, reevaluate,

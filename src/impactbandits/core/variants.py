@@ -8,7 +8,7 @@ documented in each component's docstring and in the fidelity ledger
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -36,7 +36,7 @@ def refresh_stale(kept: np.ndarray, fresh: np.ndarray, pulled: np.ndarray | None
 
 
 @kernel(inline=True)
-def stale_init(k: int):  # type: ignore[no-untyped-def]
+def stale_init(k: int) -> Any:
     """One replication's kept indices and the arm pulled last round (``pulled[0]``, written by
     the step's ``update``): the state of :func:`refresh_stale`'s compiled form."""
     return np.zeros(k), np.zeros(1, dtype=np.int64)

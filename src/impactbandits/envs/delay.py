@@ -32,7 +32,7 @@ plays any policy's compiled step, phases included, with the same numbers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -180,7 +180,9 @@ class DelayedPayoffBandit(Environment):
 
 
 @kernel
-def _delay_init(params: np.ndarray, delays: np.ndarray, k: int, rounds: int, noise: np.ndarray):  # type: ignore[no-untyped-def]
+def _delay_init(
+    params: np.ndarray, delays: np.ndarray, k: int, rounds: int, noise: np.ndarray
+) -> Any:
     """The round of each arm's last pull (−1: never), its pulls, the delays (whole numbers
     held as floats), the stream."""
     last = np.empty(k, dtype=np.int64)
@@ -189,7 +191,7 @@ def _delay_init(params: np.ndarray, delays: np.ndarray, k: int, rounds: int, noi
 
 
 @kernel
-def _delay_step(world, params: np.ndarray, t: int, arm: int):  # type: ignore[no-untyped-def]
+def _delay_step(world: Any, params: np.ndarray, t: int, arm: int) -> tuple[float, float]:
     """:meth:`DelayedPayoffBandit.step` for one replication: ``(reward, expected)``."""
     last, pulls, delays, noise = world
     k = last.size

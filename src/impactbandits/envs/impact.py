@@ -274,7 +274,9 @@ _HEAD = 5  # family, feedback and the impact function's three numbers; then a, b
 
 
 @kernel
-def _impact_init(params: np.ndarray, data: np.ndarray, k: int, rounds: int, noise: np.ndarray):  # type: ignore[no-untyped-def]
+def _impact_init(
+    params: np.ndarray, data: np.ndarray, k: int, rounds: int, noise: np.ndarray
+) -> Any:
     """The impact state (K + 1), f, the means and a row of products (K each), and the noise:
     the activation and the payoff tables' stream words (two rows of three)."""
     state = np.empty(k + 1)
@@ -303,7 +305,9 @@ def _reward_of(params: np.ndarray, k: int, i: int, f: float) -> float:
 
 
 @kernel
-def _impact_step(world, params, t, action, observed):  # type: ignore[no-untyped-def]
+def _impact_step(
+    world: Any, params: np.ndarray, t: int, action: np.ndarray, observed: np.ndarray
+) -> tuple[float, float]:
     """:meth:`ImpactBandit.step` for one replication in round ``t``: ``(reward, expected)``."""
     state, rows, noise = world
     index = t - 1  # the noise tables' index: the round, from 0

@@ -10,6 +10,8 @@ optimum. Lipschitz constants are measured on that grid.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from impactbandits.core.environment import Environment
@@ -26,7 +28,7 @@ def optimal_fixed_policy(env: Environment) -> tuple[np.ndarray, float]:
 
     k = env.action_space.n
 
-    def single(group: int):  # type: ignore[no-untyped-def]
+    def single(group: int) -> Callable[[np.ndarray], np.ndarray]:
         def r(x: np.ndarray) -> np.ndarray:
             shares = np.zeros((np.size(x), k))
             shares[:, group] = np.ravel(x)

@@ -222,25 +222,39 @@ class CompiledFairness(NamedTuple):
 
 
 @kernel
-def _constant_value(params, mu, out, work):  # type: ignore[no-untyped-def]
+def _constant_value(params: np.ndarray, mu: np.ndarray, out: np.ndarray, work: np.ndarray) -> None:
     for i in range(mu.size):
         out[i] = params[i]
 
 
 @kernel
-def _constant_range(params, lower, upper, out, corner, work):  # type: ignore[no-untyped-def]
+def _constant_range(
+    params: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    out: np.ndarray,
+    corner: np.ndarray,
+    work: np.ndarray,
+) -> None:
     for i in range(lower.size):
         out[i] = 0.0
 
 
 @kernel
-def _monotone_value(params, mu, out, work):  # type: ignore[no-untyped-def]
+def _monotone_value(params: np.ndarray, mu: np.ndarray, out: np.ndarray, work: np.ndarray) -> None:
     for i in range(mu.size):
         out[i] = params[0] * mu[i] ** params[1]
 
 
 @kernel
-def _monotone_range(params, lower, upper, out, corner, work):  # type: ignore[no-untyped-def]
+def _monotone_range(
+    params: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    out: np.ndarray,
+    corner: np.ndarray,
+    work: np.ndarray,
+) -> None:
     for i in range(lower.size):
         out[i] = params[0] * upper[i] ** params[1] - params[0] * lower[i] ** params[1]
 
@@ -264,13 +278,20 @@ def softmax_entry(h: np.ndarray, i: int, c: float, work: np.ndarray) -> float:
 
 
 @kernel
-def _softmax_value(params, mu, out, work):  # type: ignore[no-untyped-def]
+def _softmax_value(params: np.ndarray, mu: np.ndarray, out: np.ndarray, work: np.ndarray) -> None:
     for i in range(mu.size):
         out[i] = softmax_entry(mu, i, params[0], work)
 
 
 @kernel
-def _softmax_range(params, lower, upper, out, corner, work):  # type: ignore[no-untyped-def]
+def _softmax_range(
+    params: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    out: np.ndarray,
+    corner: np.ndarray,
+    work: np.ndarray,
+) -> None:
     """Proposition 1's corners: the maximum of f_i at (upper_i, lower_j elsewhere), the minimum
     at the opposite corner; reversed for c < 0."""
     c = params[0]

@@ -8,7 +8,7 @@ them deterministic (randomised policies draw from their
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -138,12 +138,12 @@ class UCB1(_Counting):
 
 
 @kernel
-def _ucb1_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _ucb1_init(params: np.ndarray, k: int, rounds: int) -> Any:
     return np.zeros(k), np.zeros(k), bucket_state(k if k >= UCB1_GROUP_ARMS else 0, rounds)
 
 
 @kernel
-def _ucb1_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _ucb1_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     counts, sums, buckets = state
     if counts.size >= UCB1_GROUP_ARMS:
         return bucket_select(buckets, counts, sums, params[0], t)
@@ -151,7 +151,7 @@ def _ucb1_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: i
 
 
 @kernel
-def _ucb1_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _ucb1_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     counts, sums, buckets = state
     counts[arm] += 1.0
     sums[arm] += reward
@@ -159,7 +159,7 @@ def _ucb1_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> 
 
 
 @kernel
-def _ucb1_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _ucb1_authors_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`UCB1.select` of the authors-code variant: ``argmax min(1, x̄_i + sqrt(c ln T /
     n_i))`` (``params[0]``: c ln T), arms never pulled first, ties to the lowest index."""
     counts, sums = state
@@ -273,7 +273,7 @@ class EXP3(Policy):
 
 
 @kernel
-def _exp3_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _exp3_init(params: np.ndarray, k: int, rounds: int) -> Any:
     return np.zeros(k), np.empty(k)
 
 
@@ -303,12 +303,12 @@ def exp3_draw(log_w: np.ndarray, p: np.ndarray, gamma: float, u: float) -> int:
 
 
 @kernel
-def _exp3_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _exp3_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     return exp3_draw(state[0], state[1], params[0], u)
 
 
 @kernel
-def exp3_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def exp3_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`EXP3.update` for one replication (``params[0]``: γ; ``state``'s first two
     arrays: the log-weights and the probabilities drawn from)."""
     log_w, p = state[0], state[1]
@@ -320,14 +320,14 @@ def exp3_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> N
 
 
 @kernel
-def exp3_authors_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def exp3_authors_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """EXP3's state and the value each arm's next pull is credited with, at first the
     first-pull credit (``params``' last ``k`` values): the authors-code variant."""
     return np.zeros(k), np.empty(k), params[params.size - k :].copy()
 
 
 @kernel
-def exp3_authors_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def exp3_authors_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`EXP3.update` of the authors-code variant: the pull is credited with the value of
     the arm's previous pull (``state[2]``), and this reward is held for its next."""
     held = state[2]
@@ -350,20 +350,20 @@ class Greedy(_Counting):
 
 
 @kernel
-def counts_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def counts_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """One replication's pull counts and reward sums, as floats (:class:`ArmStatistics`)."""
     return np.zeros(k), np.zeros(k)
 
 
 @kernel
-def counts_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def counts_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`ArmStatistics.add` for one replication (``state``'s first two arrays)."""
     state[0][arm] += 1.0
     state[1][arm] += reward
 
 
 @kernel
-def _greedy_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _greedy_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """``argmax`` of the empirical means, unpulled arms (+inf) first, ties to the lowest index."""
     counts, sums = state
     best = 0

@@ -55,7 +55,7 @@ arm's history up to its current sample.
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -177,13 +177,13 @@ class CUSUMUCB(Policy):
 
 
 @kernel
-def _cusum_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray):  # type: ignore[no-untyped-def]
+def _cusum_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -> Any:
     """Plays and reward sums since each arm's restart, û₀, g⁺, g⁻, and the stream."""
     return np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), np.zeros(k), stream.copy()
 
 
 @kernel
-def _cusum_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _cusum_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`CUSUMUCB.select` for one replication (``params``: α, h, M, ε, ξ)."""
     counts, sums, stream = state[0], state[1], state[5]
     k = counts.size
@@ -206,7 +206,7 @@ def _cusum_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: 
 
 
 @kernel
-def _cusum_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _cusum_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`CUSUMUCB.update`: the arm's statistics and its two-sided CUSUM (Algorithm 2)."""
     counts, sums, u0, g_plus, g_minus = state[0], state[1], state[2], state[3], state[4]
     n = counts[arm] + 1.0

@@ -254,7 +254,7 @@ class PiUCB(SimplePolicy):
 
 
 @kernel
-def _low_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _low_init(params: np.ndarray, k: int, rounds: int) -> Any:
     ints = np.array([0, 0, 0, 0, k])
     state = (ints, np.arange(1, k + 1), np.zeros(k, dtype=np.int64), np.zeros(k + 1),
              np.zeros(k + 1, dtype=np.int64), np.zeros(k + 1))  # fmt: skip
@@ -263,7 +263,7 @@ def _low_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyp
 
 
 @kernel(inline=True)
-def _low_start_stage(state, params: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+def _low_start_stage(state: Any, params: np.ndarray) -> None:
     """:meth:`_LowSchedule._start_stage`."""
     ints, active, plays, sums, counts, _ = state
     ints[0] += 1
@@ -278,17 +278,17 @@ def _low_start_stage(state, params: np.ndarray) -> None:  # type: ignore[no-unty
 
 
 @kernel
-def _low_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _low_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     return int(params[state[0][3]])
 
 
 @kernel
-def _low_phase(state, params: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+def _low_phase(state: Any, params: np.ndarray) -> int:
     return state[1][state[0][1]] - 1
 
 
 @kernel
-def _low_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _low_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`_LowSchedule.record`."""
     ints, active, plays, sums, counts, g = state
     index = ints[1]
@@ -331,14 +331,14 @@ def _low_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> N
 
 
 @kernel
-def _ucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _ucb_init(params: np.ndarray, k: int, rounds: int) -> Any:
     state = (np.zeros(4, dtype=np.int64), np.zeros(k, dtype=np.int64), np.zeros(k), np.zeros(1))
     _ucb_choose(state, params)
     return state
 
 
 @kernel(inline=True)
-def _ucb_choose(state, params: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+def _ucb_choose(state: Any, params: np.ndarray) -> None:
     """:meth:`PiUCB._choose`."""
     ints, selected, estimate, rollout_sum = state
     k = selected.size
@@ -360,17 +360,17 @@ def _ucb_choose(state, params: np.ndarray) -> None:  # type: ignore[no-untyped-d
 
 
 @kernel
-def _ucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _ucb_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     return int(params[1 + state[0][2]])
 
 
 @kernel
-def _ucb_phase(state, params: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+def _ucb_phase(state: Any, params: np.ndarray) -> int:
     return state[0][0] - 1
 
 
 @kernel
-def _ucb_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _ucb_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`PiUCB.update`."""
     ints, selected, estimate, rollout_sum = state
     if ints[1] == 1:

@@ -40,7 +40,7 @@ compiled step gives the readable form's numbers bit for bit.
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -147,13 +147,13 @@ class Exp3S(Policy):
 
 
 @kernel
-def _exp3s_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray):  # type: ignore[no-untyped-def]
+def _exp3s_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -> Any:
     """Weights 1, the probabilities of the last draw, and the replication's stream."""
     return np.ones(k), np.empty(k), stream.copy()
 
 
 @kernel
-def _exp3s_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _exp3s_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`Exp3S.select` for one replication (``params``: γ, e α / K)."""
     w, p, stream = state
     k = w.size
@@ -176,7 +176,7 @@ def _exp3s_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: 
 
 
 @kernel
-def _exp3s_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _exp3s_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`Exp3S.update` for one replication."""
     w, p = state[0], state[1]
     k = w.size

@@ -67,7 +67,7 @@ lengthen ((R, K, max n) values). Deterministic; rewards in [0, 1].
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -296,7 +296,7 @@ class GLRklUCB(Policy):
 
 
 @kernel
-def _glr_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _glr_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """Each arm's prefix sums P_0 … P_rounds of its history since its restart, its plays
     n_k and restart round τ_k since then, and the alarms so far."""
     prefix = np.zeros((k, rounds + 1))
@@ -306,7 +306,7 @@ def _glr_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyp
 
 
 @kernel
-def _glr_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _glr_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`GLRklUCB.select` for one replication (``params``: α₀, growing, δ, theory, c,
     global, Δn, Δs)."""
     prefix, counts, tau, alarms = state
@@ -339,7 +339,7 @@ def _glr_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ig
 
 
 @kernel
-def _glr_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _glr_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`GLRklUCB.update`: the arm's history, the B-GLRT and the restarts."""
     prefix, counts, tau, alarms = state
     n = counts[arm] + 1

@@ -107,7 +107,7 @@ class OneHot(Policy):
 
 
 @kernel(inline=True)
-def _one_hot_select(state, params: np.ndarray, t: int, u: float, action: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+def _one_hot_select(state: Any, params: np.ndarray, t: int, u: float, action: np.ndarray) -> int:
     """The base's arm and its one-hot meta-arm (a row of the identity)."""
     arm = inner_select(state, params, t, u)
     for i in range(action.size):
@@ -116,7 +116,9 @@ def _one_hot_select(state, params: np.ndarray, t: int, u: float, action: np.ndar
 
 
 @kernel(inline=True)
-def _one_hot_update(state, params, t, action, observed, reward) -> None:  # type: ignore[no-untyped-def]
+def _one_hot_update(
+    state: Any, params: np.ndarray, t: int, action: np.ndarray, observed: np.ndarray, reward: float
+) -> None:
     """The base learns the round's reward for the arm of the one-hot meta-arm."""
     arm = 0
     for i in range(action.size):
@@ -339,7 +341,7 @@ _P_M, _P_MODE, _P_SA, _P_L, _P_ERR, _P_SCALE, _P_TABLE, _P_BONUS, _P_UNPLAYED = 
 
 
 @kernel
-def _grid_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _grid_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """Sums, counts and scores ``(3, K, M)``; the table of compositions (or none: the pinning
     DP); the DP's work; the chosen levels (0-based) and a trial vector; round t and position."""
     m = int(params[_P_M])
@@ -372,7 +374,7 @@ def _play(levels: np.ndarray, m: int, action: np.ndarray) -> int:
 
 
 @kernel
-def _ucb_select(state, params: np.ndarray, t: int, u: float, action: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+def _ucb_select(state: Any, params: np.ndarray, t: int, u: float, action: np.ndarray) -> int:
     """:meth:`HistoryDependentUCB.select` (AD-UCB: L = 1)."""
     grid, table, dp, pins, marks, levels, ints = state
     m = int(params[_P_M])
@@ -409,7 +411,9 @@ def _record_weighted(grid: np.ndarray, chosen: np.ndarray, observed: np.ndarray,
 
 
 @kernel
-def _ucb_update(state, params, t, action, observed, reward) -> None:  # type: ignore[no-untyped-def]
+def _ucb_update(
+    state: Any, params: np.ndarray, t: int, action: np.ndarray, observed: np.ndarray, reward: float
+) -> None:
     grid, levels, ints = state[0], state[5], state[6]
     if ints[1] > int(params[_P_SA]):  # estimation stage
         _record_weighted(grid, levels[0], observed, int(params[_P_M]), int(params[_P_MODE]))

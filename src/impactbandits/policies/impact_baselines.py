@@ -176,7 +176,7 @@ _RANGE_SCALED, _TRIGGERED = 0, 2
 
 
 @kernel
-def _cucb_select(state, params: np.ndarray, t: int, u: float, action: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+def _cucb_select(state: Any, params: np.ndarray, t: int, u: float, action: np.ndarray) -> int:
     """:meth:`CombinatorialUCB.select`: the values of every discretized arm, then
     :func:`~impactbandits.oracles.simplex.best_fixed_policy`'s DP."""
     grid, dp, levels, ints = state[0], state[2], state[5], state[6]
@@ -202,7 +202,9 @@ def _cucb_select(state, params: np.ndarray, t: int, u: float, action: np.ndarray
 
 
 @kernel
-def _cucb_update(state, params, t, action, observed, reward) -> None:  # type: ignore[no-untyped-def]
+def _cucb_update(
+    state: Any, params: np.ndarray, t: int, action: np.ndarray, observed: np.ndarray, reward: float
+) -> None:
     grid, levels = state[0], state[5]
     mode = int(params[_P_MODE])
     if int(params[_P_BONUS]) != _TRIGGERED:
@@ -218,7 +220,7 @@ def _cucb_update(state, params, t, action, observed, reward) -> None:  # type: i
 
 
 @kernel
-def _meta_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _meta_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """The meta-arms (compositions), log-weights, probabilities, weights, the index played."""
     table = composition_table(k, int(params[0]))
     n = table.shape[0]
@@ -226,7 +228,7 @@ def _meta_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-unty
 
 
 @kernel
-def _meta_select(state, params: np.ndarray, t: int, u: float, action: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+def _meta_select(state: Any, params: np.ndarray, t: int, u: float, action: np.ndarray) -> int:
     """:meth:`MetaEXP3.select` with the replication's uniform ``u``: searchsorted's index is
     the number of prefix sums below ``u·Σp``."""
     table, log_w, p, w, index = state
@@ -252,7 +254,9 @@ def _meta_select(state, params: np.ndarray, t: int, u: float, action: np.ndarray
 
 
 @kernel
-def _meta_update(state, params, t, action, observed, reward) -> None:  # type: ignore[no-untyped-def]
+def _meta_update(
+    state: Any, params: np.ndarray, t: int, action: np.ndarray, observed: np.ndarray, reward: float
+) -> None:
     log_w, p, index = state[1], state[2], state[4]
     n = log_w.size
     j = index[0]

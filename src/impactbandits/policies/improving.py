@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -128,7 +129,7 @@ class HKR(SimplePolicy):
 
 
 @kernel
-def _hkr_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _hkr_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """Pulls, total, last and previous reward per arm; the active arms (``active[:flags[0]]``),
     the phase queue position (``flags[1]``) and the unrecorded first pulls made (``flags[2]``,
     authors-code variant); scratch for the bounds; the reward each arm's next pull is credited
@@ -148,7 +149,7 @@ def _hkr_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyp
 
 
 @kernel
-def _hkr_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _hkr_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`HKR.select`: the active arms in turn; after each phase, :meth:`HKR._eliminate`."""
     pulls, total, last, previous, active, flags, upper, lower = state[:8]
     if flags[0] > 1 and flags[1] == flags[0]:  # a phase ends
@@ -207,7 +208,7 @@ def _hkr_eliminate(
 
 
 @kernel
-def _hkr_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _hkr_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     pulls, total, last, previous = state[0], state[1], state[2], state[3]
     pulls[arm] += 1
     total[arm] += reward
@@ -216,7 +217,7 @@ def _hkr_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> N
 
 
 @kernel
-def _hkr_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _hkr_authors_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`HKR.select` of the authors-code variant: first every arm once, unrecorded."""
     flags = state[5]
     if flags[2] < state[0].size:
@@ -225,7 +226,7 @@ def _hkr_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # 
 
 
 @kernel
-def _hkr_authors_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _hkr_authors_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`HKR.update` of the authors-code variant: the pull is credited with the arm's
     previous reward (``state[8]``); an unrecorded first pull only sets f̂(0) = 0."""
     flags, held = state[5], state[8]
@@ -350,14 +351,14 @@ class PatilAnytime(SimplePolicy):
 
 
 @kernel
-def _patil_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _patil_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """Pulls; rows of ``state``: cumulative reward, its Neumaier compensation, Σ|reward|, last
     reward, last increment; scratch for the estimates and their bounds."""
     return np.zeros(k, dtype=np.int64), np.zeros((5, k)), np.empty(k), np.empty(k)
 
 
 @kernel
-def _patil_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _patil_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`PatilAnytime.select`, its operations in its order."""
     pulls, rows, scores, bounds = state
     k = pulls.size
@@ -386,7 +387,7 @@ def _patil_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: 
 
 
 @kernel
-def _patil_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _patil_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`PatilAnytime.update`: Neumaier's compensated sum, Σ|reward|, the last increment."""
     pulls, rows = state[0], state[1]
     pulls[arm] += 1

@@ -48,7 +48,7 @@ the same operands), and the argmax keeps the lowest arm among equal bounds.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 
@@ -97,9 +97,16 @@ def kl_upper_bound(mean: float, pulls: float, level: float) -> float:
 
 
 @kernel(inline=True)
-def _halve(  # type: ignore[no-untyped-def]
-    mean: float, pulls: float, level: float, j: int, low: float, high: float, mids, vals
-):
+def _halve(
+    mean: float,
+    pulls: float,
+    level: float,
+    j: int,
+    low: float,
+    high: float,
+    mids: np.ndarray,
+    vals: np.ndarray,
+) -> tuple[float, float]:
     """Halving ``j`` of :func:`kl_upper_bound`'s bisection from ``(low, high)``: the new
     ``(low, high)``. ``mids``/``vals``: the arm's memo, the value ``pulls · d(mean, mids[j])``
     of the midpoint tested at halving j (NaN: none), read if it is this midpoint, else
@@ -117,9 +124,9 @@ def _halve(  # type: ignore[no-untyped-def]
 
 
 @kernel(inline=True)
-def _advance(  # type: ignore[no-untyped-def]
-    mean: float, pulls: float, level: float, cutoff: float, until: int, bisection, i: int, mids,
-    vals,
+def _advance(
+    mean: float, pulls: float, level: float, cutoff: float, until: int, bisection: np.ndarray,
+    i: int, mids: np.ndarray, vals: np.ndarray,
 ) -> None:  # fmt: skip
     """Go on with arm ``i``'s bisection (its ``low``, ``high`` and halvings done: column ``i``
     of ``bisection``) up to ``until`` halvings, stopping early once its bound is shown strictly
@@ -135,7 +142,7 @@ def _advance(  # type: ignore[no-untyped-def]
 
 
 @kernel
-def kl_memo_init(k: int):  # type: ignore[no-untyped-def]
+def kl_memo_init(k: int) -> Any:
     """The scratch state of :func:`kl_argmax` for ``k`` arms: each arm's level, its memo of
     midpoints and values, the (count, sum) the memo was made for, its bisection so far (low,
     high, halvings done, level), and the arm played last."""
@@ -148,8 +155,15 @@ def kl_memo_init(k: int):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def kl_argmax(  # type: ignore[no-untyped-def]
-    counts: np.ndarray, sums: np.ndarray, levels: np.ndarray, mids, vals, seen, bisection, last
+def kl_argmax(
+    counts: np.ndarray,
+    sums: np.ndarray,
+    levels: np.ndarray,
+    mids: np.ndarray,
+    vals: np.ndarray,
+    seen: np.ndarray,
+    bisection: np.ndarray,
+    last: np.ndarray,
 ) -> int:
     """``argmax_i kl_upper_bound(sums_i / counts_i, counts_i, levels_i)`` (arms with no count
     first, ties to the lowest arm) for one replication, computed with the arms' memos and
@@ -311,7 +325,7 @@ class KLUCB(Policy):
 
 
 @kernel
-def _klucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _klucb_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """Counts and sums (:func:`~impactbandits.policies.classic.counts_init`), then the scratch
     of :func:`kl_argmax`."""
     levels, mids, vals, seen, bisection, last = kl_memo_init(k)
@@ -319,7 +333,7 @@ def _klucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-unt
 
 
 @kernel
-def _klucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _klucb_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`KLUCB.select` for one replication (``params``: c, KL-UCB+, Gaussian, σ): the
     Bernoulli bounds' argmax by :func:`kl_argmax`."""
     counts, sums, levels = state[0], state[1], state[2]

@@ -43,7 +43,7 @@ the window are bisected again. Deterministic.
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -98,7 +98,7 @@ class SlidingWindowKLUCB(SlidingWindowUCB):
 
 
 @kernel
-def _swklucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _swklucb_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """SW-UCB's window statistics and ring (:func:`~impactbandits.policies.nonstationary.
     window_init`), then the scratch of :func:`~impactbandits.policies.kl_ucb.kl_argmax`."""
     counts, sums, ring_actions, ring_rewards = window_init(params, k, rounds)
@@ -107,14 +107,14 @@ def _swklucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-u
 
 
 @kernel
-def _swklucb_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _swklucb_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """SW-UCB's ring-buffer update (:func:`~impactbandits.policies.nonstationary.
     window_update`) on the window part of the state."""
     window_update((state[0], state[1], state[2], state[3]), params, t, arm, reward)
 
 
 @kernel
-def _swklucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _swklucb_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`SlidingWindowKLUCB.select` for one replication (``params``: c, τ): arms absent
     from the window first, then the argmax of the bounds by
     :func:`~impactbandits.policies.kl_ucb.kl_argmax`."""

@@ -46,7 +46,7 @@ Deterministic. Rewards are assumed in [0, 1] (b is on that scale).
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -200,7 +200,7 @@ class MUCB(Policy):
 
 
 @kernel
-def _mucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _mucb_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """Plays and sums since τ, the two half-window sums, the ring of each arm's last w
     observations (at most ``rounds`` columns: no arm is played more often) and τ."""
     columns = min(int(params[1]), rounds)
@@ -209,7 +209,7 @@ def _mucb_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-unty
 
 
 @kernel
-def _mucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _mucb_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`MUCB.select` for one replication (``params``: ⌊K/γ⌋, w, b)."""
     counts, sums, tau = state[0], state[1], state[5]
     k = counts.size
@@ -233,7 +233,7 @@ def _mucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: i
 
 
 @kernel
-def _mucb_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _mucb_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`MUCB.update`: the arm's window and the detector of Algorithm 2."""
     counts, sums, first, second, ring, tau = state
     w = int(params[1])

@@ -21,6 +21,7 @@ compiled step computes the same ones, and both give the same bits.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ class MOSS(Policy):
 
 
 @kernel
-def _moss_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _moss_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`MOSS.select` for one replication (``params``: (1 + α)/2, ln K)."""
     counts, sums = state
     k = counts.size

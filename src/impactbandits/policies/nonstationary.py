@@ -27,7 +27,7 @@ gives the effect on regret).
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -184,7 +184,7 @@ def _ducb_numerator(counts: np.ndarray, xi: float) -> float:
 
 
 @kernel
-def _ducb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _ducb_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`DiscountedUCB.select` (``params``: padding 2B, ξ, γ)."""
     counts, sums = state[0], state[1]
     k = counts.size
@@ -194,14 +194,14 @@ def _ducb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: i
 
 
 @kernel
-def _ducb_authors_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _ducb_authors_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """Counts and sums, the kept indices and the arm pulled last round."""
     kept, pulled = stale_init(k)
     return np.zeros(k), np.zeros(k), kept, pulled
 
 
 @kernel
-def _ducb_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _ducb_authors_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`DiscountedUCB.select` of the authors-code variant (``params``: padding B, ξ,
     γ): after the initial pulls, every index once, then only the pulled arm's."""
     counts, sums, kept, pulled = state
@@ -216,13 +216,13 @@ def _ducb_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  #
 
 
 @kernel
-def _ducb_authors_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _ducb_authors_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     _ducb_update(state, params, t, arm, reward)
     state[3][0] = arm
 
 
 @kernel
-def _ducb_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _ducb_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     counts, sums = state[0], state[1]
     if params[2] != 1.0:
         for i in range(counts.size):
@@ -327,7 +327,7 @@ class SlidingWindowUCB(Policy):
 
 
 @kernel
-def window_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def window_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """Window counts and sums, and the ring of the last τ plays (τ: the last parameter, for
     every sliding-window index that shares this ring buffer)."""
     window = int(params[-1])
@@ -335,7 +335,7 @@ def window_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-unt
 
 
 @kernel
-def _swucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _swucb_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`SlidingWindowUCB.select` (``params``: B, ξ, τ)."""
     counts, sums = state[0], state[1]
     plays = min(t - 1, int(params[2]))
@@ -345,7 +345,7 @@ def _swucb_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: 
 
 
 @kernel
-def _swucb_authors_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _swucb_authors_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """The window's state, the kept indices and the arm pulled last round."""
     counts, sums, ring_actions, ring_rewards = window_init(params, k, rounds)
     kept, pulled = stale_init(k)
@@ -353,7 +353,7 @@ def _swucb_authors_init(params: np.ndarray, k: int, rounds: int):  # type: ignor
 
 
 @kernel
-def _swucb_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _swucb_authors_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`SlidingWindowUCB.select` of the authors-code variant: fresh indices in the first
     K rounds, then every index once and afterwards only the pulled arm's."""
     counts, sums, kept, pulled = state[0], state[1], state[4], state[5]
@@ -368,13 +368,13 @@ def _swucb_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  
 
 
 @kernel
-def _swucb_authors_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _swucb_authors_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     window_update(state, params, t, arm, reward)
     state[5][0] = arm
 
 
 @kernel
-def window_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def window_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`SlidingWindowUCB.update`: the ring buffer of the last τ plays (``state``'s
     first four arrays)."""
     counts, sums, ring_actions, ring_rewards = state[0], state[1], state[2], state[3]
@@ -434,12 +434,12 @@ class RExp3(EXP3):
 
 
 @kernel
-def _rexp3_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _rexp3_init(params: np.ndarray, k: int, rounds: int) -> Any:
     return np.zeros(k), np.empty(k)
 
 
 @kernel
-def _rexp3_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _rexp3_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     log_w, p = state[0], state[1]
     if (t - 1) % int(params[1]) == 0:
         log_w[:] = 0.0  # restart at the start of each batch of Δ rounds

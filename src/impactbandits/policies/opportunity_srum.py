@@ -81,7 +81,7 @@ def _black_box_start(params: np.ndarray, k: int) -> int:
 
 
 @kernel
-def srum_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def srum_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """(phase, cycle, the black box's round, the rounds), the counts and sums, the
     requirements, six rows of scratch, a corner and a work row, the black box's state."""
     ints = np.zeros(4, dtype=np.int64)
@@ -94,7 +94,7 @@ def srum_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyp
 
 
 @kernel
-def srum_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def srum_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """The arm of the round: the cycle's, the first arm below its requirement (argmax of
     N < R: arm 0 when none), or the black box's, which selects every round."""
     ints, counts, _, targets, _, black_box = state
@@ -113,7 +113,7 @@ def srum_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ig
 
 
 @kernel
-def srum_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def srum_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """The estimates and the black box learn the round; a cycle's end re-tests the phase
     (:func:`_advance`); phase 3 ends when every requirement is met."""
     ints, counts, sums, targets, scratch, black_box = state
@@ -148,7 +148,7 @@ def srum_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> N
 
 
 @kernel
-def srum_phase(state, params: np.ndarray) -> int:  # type: ignore[no-untyped-def]
+def srum_phase(state: Any, params: np.ndarray) -> int:
     """The phase of the round just selected: 0..3 for phases 1..4."""
     return state[0][0]
 
@@ -171,9 +171,20 @@ def _approximating(lcb: float, ucb: float, lam: float, beta: float, authors: boo
 
 
 @kernel
-def _advance(  # type: ignore[no-untyped-def]
-    phase, counts, sums, targets, lam, alpha, beta, scale_log, horizon, fp, scratch, authors
-):
+def _advance(
+    phase: int,
+    counts: np.ndarray,
+    sums: np.ndarray,
+    targets: np.ndarray,
+    lam: np.ndarray,
+    alpha: float,
+    beta: float,
+    scale_log: float,
+    horizon: float,
+    fp: np.ndarray,
+    scratch: tuple[np.ndarray, np.ndarray, np.ndarray],
+    authors: bool,
+) -> int:
     """``SelfRegulatedUtilityMaximization._advance`` at the end of a cycle (phase 0 or 1,
     every arm pulled): the phase it moves to; fills ``targets`` when phase 3 starts (index 2).
     ``fp``: the fairness function's parameters."""

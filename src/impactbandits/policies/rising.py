@@ -43,7 +43,7 @@ reaches, as NumPy's ``h ** 2`` is). The authors-code step takes the readable for
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -202,7 +202,7 @@ class RedUCB(Policy):
 
 
 @kernel
-def _red_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _red_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """One replication's tables (:meth:`RedUCB.reset`, positions ``0 .. k + rounds − 1``):
     per arm its count, window h and cursors at its samples N, N − h and N − 2h (rows of
     ``arms``) and A − B, A + B, C − D, t_i and the authors' index of the round (rows of
@@ -218,7 +218,7 @@ def _red_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyp
 
 
 @kernel
-def _red_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _red_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`RedUCB.select` (paper variant) for one replication: ``argmax_i B_i(t)``, +inf
     while h = 0, ties to the lowest arm; the readable form's operations in its order."""
     arms, windows = state[0], state[1]
@@ -239,7 +239,7 @@ def _red_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ig
 
 
 @kernel
-def _red_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _red_authors_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`RedUCB.select` (authors-code variant) for one replication: round robin twice,
     then the mirrored index (1 while h = 0) and the ``k``-th of the ``n`` maxima for
     ``k = min(⌊u · n⌋, n − 1)`` (:meth:`~impactbandits.core.random.BatchRNG.integers`); the
@@ -277,7 +277,7 @@ def _red_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # 
 
 
 @kernel
-def _red_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _red_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`RedUCB.update` for one replication: the sample of round ``t`` at position
     k + t − 1, the cursors moved, the two windows' sums."""
     arms, windows, tables, links = state

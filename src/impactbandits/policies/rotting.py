@@ -30,7 +30,7 @@ prefix sums, with the readable forms' operations.
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -158,7 +158,7 @@ def _window_table(grid: float, rounds: int) -> np.ndarray:
 
 
 @kernel
-def _fewa_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _fewa_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """Pull counts, the prefix sums of each arm's rewards, the active-arm mask, and
     :func:`window_grid` up to ``rounds``."""
     windows = _window_table(params[2], rounds)
@@ -167,7 +167,7 @@ def _fewa_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-unty
 
 
 @kernel
-def _fewa_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _fewa_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     counts, sums = state[0], state[1]
     n = counts[arm] + 1
     sums[arm, n] = sums[arm, n - 1] + reward
@@ -175,7 +175,7 @@ def _fewa_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> 
 
 
 @kernel
-def _fewa_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _fewa_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`FEWA.select` for one replication: the same filter as :func:`_fewa_choices`, each
     window's averages and width computed with the readable form's operations."""
     counts, sums, active, windows = state
@@ -283,7 +283,7 @@ class RawUCB(_WindowAverages):
 
 
 @kernel
-def _raw_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _raw_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """Pull counts, the prefix sums of each arm's rewards, room for the round's widths, and
     :func:`window_grid` up to ``rounds``."""
     windows = _window_table(params[2], rounds)
@@ -292,7 +292,7 @@ def _raw_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyp
 
 
 @kernel
-def _raw_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _raw_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`RawUCB.select` for one replication: the first arm never pulled, else
     ``argmax_i min_{h ≤ N_i} [μ̂_i^h + √(2σ² ln(1/δ_t) / h)]`` (ties to the lowest arm), each
     term with the readable form's operations. An arm's minimum is left as soon as it is no

@@ -51,7 +51,7 @@ coin, read only in a round that completes a round-robin (reset if u < φ).
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -164,14 +164,14 @@ class Ser4(Policy):
 
 
 @kernel
-def _ser4_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray):  # type: ignore[no-untyped-def]
+def _ser4_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -> Any:
     """S (1: in), S's arms not yet played this round-robin, reward sums since the last reset,
     [τ], and the replication's stream."""
     return np.ones(k), np.ones(k), np.zeros(k), np.ones(1), stream.copy()
 
 
 @kernel
-def _ser4_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _ser4_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`Ser4.select` for one replication."""
     pending, stream = state[1], state[4]
     m = 0
@@ -190,7 +190,7 @@ def _ser4_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: i
 
 
 @kernel
-def _ser4_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _ser4_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`Ser4.update` for one replication (``params``: δ, ε, φ)."""
     active, pending, sums, info, stream = state
     k = sums.size

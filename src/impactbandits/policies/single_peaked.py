@@ -14,6 +14,7 @@ index.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -67,13 +68,13 @@ class _LastTwo(Policy):
 
 
 @kernel
-def _last_two_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _last_two_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """One replication's pull counts and last two observations per arm."""
     return np.zeros(k, dtype=np.int64), np.full(k, np.nan), np.full(k, np.nan)
 
 
 @kernel(inline=True)
-def _last_two_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _last_two_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`_LastTwo.update` for one replication (``state``'s first three arrays)."""
     pulls, last, previous = state[0], state[1], state[2]
     previous[arm] = last[arm]
@@ -82,7 +83,7 @@ def _last_two_update(state, params: np.ndarray, t: int, arm: int, reward: float)
 
 
 @kernel
-def _last_two_stale_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _last_two_stale_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """:func:`_last_two_init`, the kept indices and the arm pulled last round (the
     authors-code variants' stale indices, :func:`~impactbandits.core.variants.refresh_stale`),
     and :meth:`_LastTwo._evaluations` ``(K, 5)``: f(n) thrice, f(n−1) twice (``reevaluated``)."""
@@ -92,7 +93,7 @@ def _last_two_stale_init(params: np.ndarray, k: int, rounds: int):  # type: igno
 
 
 @kernel
-def _last_two_stale_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _last_two_stale_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:func:`_last_two_update`, the arm pulled (``state[4]``) and its stored evaluations."""
     _last_two_update(state, params, t, arm, reward)
     state[4][0] = arm
@@ -101,7 +102,7 @@ def _last_two_stale_update(state, params: np.ndarray, t: int, arm: int, reward: 
 
 
 @kernel
-def _last_two_reevaluate(state, params: np.ndarray, t: int, fresh: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+def _last_two_reevaluate(state: Any, params: np.ndarray, t: int, fresh: np.ndarray) -> None:
     """Every arm's evaluations: the environment's fresh ones (``Feedback.reevaluated``)."""
     state[5][:] = fresh
 
@@ -136,7 +137,7 @@ class LastRewardGreedy(_LastTwo):
 
 
 @kernel
-def _last_greedy_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _last_greedy_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """``argmax`` of the last reward, unpulled arms first, ties to the lowest index."""
     pulls, last = state[0], state[1]
     best = 0
@@ -149,7 +150,7 @@ def _last_greedy_select(state, params: np.ndarray, t: int, u: float) -> int:  # 
 
 
 @kernel
-def _last_greedy_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _last_greedy_authors_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """The authors-code variant: after the first K rounds, ``argmax max(f(n), 0)`` of the
     evaluations (ties, and no positive value, to the lowest index)."""
     pulls, evaluations = state[0], state[5]
@@ -218,7 +219,7 @@ class OneStepOptimistic(_LastTwo):
 
 
 @kernel
-def _one_step_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _one_step_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """Index ``min(1, 2u − l)`` if ``u ≥ l`` else ``u`` (``u = last + ε̄``,
     ``l = previous − ε̄``), arms with fewer than two pulls first, ties to the lowest index."""
     pulls, last, previous = state[0], state[1], state[2]
@@ -238,7 +239,7 @@ def _one_step_select(state, params: np.ndarray, t: int, u: float) -> int:  # typ
 
 
 @kernel
-def _one_step_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _one_step_authors_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`OneStepOptimistic._authors_index` after the first 2K rounds: every index once,
     then only the pulled arm's; the rising test on the raw evaluations."""
     kept, pulled, e = state[3], state[4], state[5]

@@ -14,7 +14,7 @@ update per arm is in :mod:`impactbandits.policies.spo_bound`.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -214,7 +214,7 @@ class SPO(_LastTwo):
 
 
 @kernel
-def _spo_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _spo_init(params: np.ndarray, k: int, rounds: int) -> Any:
     pulls, last, previous = _last_two_init(params, k, rounds)
     hull = rounds  # (⋆)'s upper hull of the observations, per arm
     return (
@@ -234,7 +234,7 @@ def _spo_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyp
 
 
 @kernel
-def _spo_select_noise_free(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _spo_select_noise_free(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`SPO.select` with ``ε̄ = 0`` (Algorithm 1): the initial pulls, then ``argmax`` of
     the noise-free index; ties to the lowest index. (A step of its own: a noise-free run
     needs none of the LP's state.)"""
@@ -263,7 +263,7 @@ def _noise_free_value(last: float, previous: float, remaining: int) -> float:
 
 
 @kernel
-def _spo_authors_select_noise_free(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _spo_authors_select_noise_free(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`SPO.select` of the authors-code variant with ``ε̄ = 0``: after the initial pulls
     every index once, then only the pulled arm's (with the remaining time of that round)."""
     last, previous, kept, pulled = state[1], state[2], state[3], state[4]
@@ -279,7 +279,7 @@ def _spo_authors_select_noise_free(state, params: np.ndarray, t: int, u: float) 
 
 
 @kernel
-def _spo_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _spo_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`SPO.select` with ``ε̄ > 0`` (§4): the initial pulls, then ``argmax`` of LP (⋆)'s
     optimum, ``cap`` for arms whose (⋆) is infeasible; ties to the lowest index."""
     last, n, feasible, x, d = state[1], state[3], state[4], state[5], state[6]
@@ -304,7 +304,7 @@ def _spo_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ig
 
 
 @kernel
-def _spo_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _spo_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """The last two observations, and the observation's interval ± ε̄ into LP (⋆)'s state."""
     _last_two_update(state, params, t, arm, reward)
     width = params[0]
@@ -315,7 +315,7 @@ def _spo_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> N
 
 
 @kernel
-def _spo_authors_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _spo_authors_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """:func:`_spo_init`, the kept indices and which of them are stale (all, at first)."""
     return (*_spo_init(params, k, rounds), np.zeros(k), np.ones(k, dtype=np.bool_))
 
@@ -330,7 +330,7 @@ def _shifted_value(n: int, x: float, d: float, horizon: int) -> float:
 
 
 @kernel
-def _spo_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _spo_authors_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`SPO.select` of the authors-code variant with ``ε̄ > 0``: after the initial pulls,
     the stale arms' indices (:meth:`SPO._index_lp`): ``cap`` if (⋆) is infeasible, else the
     objective over pulls n+2..T; ties to the lowest index."""
@@ -354,7 +354,7 @@ def _spo_authors_select(state, params: np.ndarray, t: int, u: float) -> int:  # 
 
 
 @kernel
-def _spo_authors_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _spo_authors_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:func:`_spo_update`, and the pulled arm's index marked stale."""
     _spo_update(state, params, t, arm, reward)
     state[13][arm] = True

@@ -22,7 +22,7 @@ to the lowest arm. Anytime.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 
@@ -110,13 +110,13 @@ class ThompsonSampling(Policy):
 
 
 @kernel
-def counts_with_stream(params: np.ndarray, k: int, rounds: int, stream: np.ndarray):  # type: ignore[no-untyped-def]
+def counts_with_stream(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -> Any:
     """Success and failure counts at 0 (the prior is added when drawing), and the stream."""
     return np.zeros(k), np.zeros(k), stream.copy()
 
 
 @kernel
-def posterior_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def posterior_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """argmax_i θ_i, θ_i ~ Beta(S_i + α₀, F_i + β₀) of round t (``params``: α₀, β₀, …), for
     one replication; ``state`` starts with S, F and ends with the stream."""
     successes, failures, stream = state[0], state[1], state[-1]
@@ -138,7 +138,7 @@ def counted_outcome(stream: np.ndarray, k: int, t: int, reward: float, binarize:
 
 
 @kernel
-def _beta_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _beta_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`ThompsonSampling.update` for one replication (``params``: α₀, β₀, binarize)."""
     successes, failures, stream = state
     x = counted_outcome(stream, successes.size, t, reward, params[2])
@@ -175,7 +175,7 @@ class GaussianThompsonSampling(Policy):
 
 
 @kernel
-def _gauss_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _gauss_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`GaussianThompsonSampling.select` for one replication."""
     counts, sums, stream = state
     best = 0

@@ -41,7 +41,7 @@ anytime; SW-TS too when ``window`` is given.
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field
@@ -131,7 +131,7 @@ class DiscountedThompsonSampling(Policy):
 
 
 @kernel
-def _dts_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _dts_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`DiscountedThompsonSampling.update` (``params``: α₀, β₀, binarize, γ)."""
     successes, failures, stream = state
     x = counted_outcome(stream, successes.size, t, reward, params[2])
@@ -212,7 +212,7 @@ class SlidingWindowThompsonSampling(Policy):
 
 
 @kernel
-def _swts_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray):  # type: ignore[no-untyped-def]
+def _swts_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray) -> Any:
     """Window success and failure counts, the ring of the last τ plays, and the stream."""
     window = int(params[3])
     return (
@@ -225,7 +225,7 @@ def _swts_init(params: np.ndarray, k: int, rounds: int, stream: np.ndarray):  # 
 
 
 @kernel
-def _swts_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _swts_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`SlidingWindowThompsonSampling.update` (``params``: α₀, β₀, binarize, τ)."""
     successes, failures, ring_actions, ring_outcomes, stream = state
     x = counted_outcome(stream, successes.size, t, reward, params[2])

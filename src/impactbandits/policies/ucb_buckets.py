@@ -25,6 +25,7 @@ both are inlined into the compiled loop, so the many state arrays cost no call p
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -113,7 +114,14 @@ def _slot(n: int, value: float, scratch: np.ndarray, bits: np.ndarray, mask: int
 
 
 @kernel(inline=True)
-def _find(n, value, keys, key_mean, scratch, bits) -> int:  # type: ignore[no-untyped-def]
+def _find(
+    n: int,
+    value: float,
+    keys: np.ndarray,
+    key_mean: np.ndarray,
+    scratch: np.ndarray,
+    bits: np.ndarray,
+) -> int:
     """The table slot holding (n, value), or the empty slot where it would go (linear
     probing; ``keys[0]`` the count or −1 when empty, ``keys[1]`` the bucket)."""
     mask = keys.shape[1] - 1
@@ -124,7 +132,9 @@ def _find(n, value, keys, key_mean, scratch, bits) -> int:  # type: ignore[no-un
 
 
 @kernel(inline=True)
-def _delete(i, keys, key_mean, scratch, bits) -> None:  # type: ignore[no-untyped-def]
+def _delete(
+    i: int, keys: np.ndarray, key_mean: np.ndarray, scratch: np.ndarray, bits: np.ndarray
+) -> None:
     """Empty slot ``i``, shifting later entries of its probe run back (no tombstones)."""
     mask = keys.shape[1] - 1
     j = i
@@ -165,7 +175,7 @@ _BUILT, _PENDING, _UNPULLED, _N_ACTIVE, _N_FREE = range(5)
 
 
 @kernel(inline=True)
-def bucket_state(k: int, rounds: int):  # type: ignore[no-untyped-def]
+def bucket_state(k: int, rounds: int) -> Any:
     """The buckets of one replication with ``k`` arms (``k = 0``: none, a placeholder)."""
     horizon = rounds if k > 0 else 0
     ints = np.full((8, k), -1, dtype=np.int64)
@@ -185,14 +195,14 @@ def bucket_state(k: int, rounds: int):  # type: ignore[no-untyped-def]
 
 
 @kernel(inline=True)
-def bucket_pulled(buckets, arm):  # type: ignore[no-untyped-def]
+def bucket_pulled(buckets: Any, arm: int) -> None:
     """Record that ``arm`` was pulled: it joins the bucket of its new (count, mean) at the next
     :func:`bucket_select`."""
     buckets[-1][_PENDING] = arm
 
 
 @kernel(inline=True)
-def bucket_select(buckets, counts, sums, c, t):  # type: ignore[no-untyped-def]
+def bucket_select(buckets: Any, counts: np.ndarray, sums: np.ndarray, c: float, t: int) -> int:
     """UCB1's arm in round ``t`` (exploration constant ``c``) through the buckets: round by
     round the same arm as :func:`full_argmax`. ``counts``/``sums`` include every pull so far;
     the arm pulled last round (``flags[_PENDING]``) joins its new bucket here."""

@@ -16,6 +16,7 @@ arm; anytime and deterministic.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -69,13 +70,13 @@ class UCBV(Policy):
 
 
 @kernel
-def _ucbv_init(params: np.ndarray, k: int, rounds: int):  # type: ignore[no-untyped-def]
+def _ucbv_init(params: np.ndarray, k: int, rounds: int) -> Any:
     """Pull counts, reward sums and sums of squares."""
     return np.zeros(k), np.zeros(k), np.zeros(k)
 
 
 @kernel
-def _ucbv_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: ignore[no-untyped-def]
+def _ucbv_select(state: Any, params: np.ndarray, t: int, u: float) -> int:
     """:meth:`UCBV.select` for one replication (``params``: ζ, c, b)."""
     counts, sums, squares = state
     explore = params[0] * math.log(float(t))
@@ -99,7 +100,7 @@ def _ucbv_select(state, params: np.ndarray, t: int, u: float) -> int:  # type: i
 
 
 @kernel
-def _ucbv_update(state, params: np.ndarray, t: int, arm: int, reward: float) -> None:  # type: ignore[no-untyped-def]
+def _ucbv_update(state: Any, params: np.ndarray, t: int, arm: int, reward: float) -> None:
     """:meth:`UCBV.update` for one replication."""
     counts, sums, squares = state
     counts[arm] += 1.0

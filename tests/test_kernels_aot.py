@@ -83,7 +83,7 @@ def test_missing_or_unreadable_stamps_are_not_usable(tmp_path):
         (lambda a: [*a[:7], 1.5, *a[8:]], "argument 7 must be a int64 scalar"),
         (lambda a: [*a[:7], True, *a[8:]], "argument 7 must be a int64 scalar"),
         (lambda a: [*a[:4], "x", *a[5:]], "argument 4 must be a float64 scalar"),
-        (lambda a: a[:-1], "18 arguments expected, 17 given"),
+        (lambda a: a[:-1], "19 arguments expected, 18 given"),
     ],
 )
 def test_check_refuses_any_other_type_naming_the_argument(change, message):
@@ -91,8 +91,8 @@ def test_check_refuses_any_other_type_naming_the_argument(change, message):
         np.zeros(1), np.zeros(3), np.zeros((1, 2, 4)), np.zeros((1, 3), np.uint64), 0.0,
         np.zeros((1, 1)), np.zeros((1, 3), np.uint64), 5, np.array([5]), np.zeros((1, 1)),
         np.zeros((1, 1)), np.zeros((1, 1, 2)), np.zeros((1, 1), np.int64), np.zeros((1, 1, 0)),
-        np.zeros((1, 1, 0), np.int64), np.zeros((1, 0), np.int64), np.zeros(3, np.int64),
-        np.zeros(1, np.int64),
+        np.zeros((1, 1, 0), np.int64), np.zeros((1, 1, 0)), np.zeros((1, 0), np.int64),
+        np.zeros(3, np.int64), np.zeros(1, np.int64),
     ]  # fmt: skip
     assert len(aot.check(tuple(args), aot.LOOP_ARGS)) == len(aot.LOOP_ARGS)
     with pytest.raises(TypeError, match=message):

@@ -164,7 +164,7 @@ def _reads_past_the_end(state, params, t, u):
 @kernel
 def _early_return_before_a_loop(state, params, t, u):
     """The shape that once cost numba's reference counting every round: a return before a
-    loop over the state (the loop lends the step its state: see kernels.loop.lend)."""
+    loop over the state (the loop lends the step its state: see kernels.lending.lend)."""
     if t <= state.size:
         return t - 1
     best = 0

@@ -504,10 +504,13 @@ def test_a_users_failing_fairness_kernel_is_a_one_line_error(jit_backend):
     ids=["greedy", "authors-greedy"],
 )
 @pytest.mark.parametrize(("lam", "rounds"), [(0.4, 3000), (0.0, 1500), (0.2, 2000)])
-def test_any_black_box_whose_step_draws_nothing_runs_compiled_and_equal(params, lam, rounds):
+def test_any_black_box_whose_step_draws_nothing_runs_compiled_and_equal(
+    jit_backend, params, lam, rounds
+):
     """The black box is any discrete policy whose compiled step draws nothing, bound into
     SRUM's step: restarted in phase 4 (paper) or kept (authors-code), equal to the readable
-    loop through every phase (λ = 0: phase 4 from the first round)."""
+    loop through every phase (λ = 0: phase 4 from the first round). On numba's JIT: the module
+    built ahead of time holds SRUM with UCB1 only."""
     env_spec = _env("linear", lam, [0.3, 0.5, 0.9])
     assert _compiled(env_spec, {**params, "beta": 0.3})
     slow = _assert_equal(env_spec, {**params, "beta": 0.3}, rounds)

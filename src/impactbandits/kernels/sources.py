@@ -22,7 +22,8 @@ __all__ = ["LOOP_SOURCES", "builtin", "files_tag", "loop_tag", "step_tag"]
 _HERE = Path(__file__).resolve().parent
 #: The generic loop's own modules: part of every loop's machine code.
 LOOP_SOURCES = tuple(
-    str(_HERE / name) for name in ("loop.py", "noise.py", "stop.py", "checkpoints.py", "codes.py")
+    str(_HERE / name)
+    for name in ("loop.py", "lending.py", "noise.py", "stop.py", "checkpoints.py", "codes.py")
 )
 _PACKAGE = "impactbandits."
 

@@ -15,7 +15,7 @@ from impactbandits import settings
 from impactbandits.core.compiled import CompiledStep, declared_step
 from impactbandits.core.environment import Environment, EnvironmentRandom
 from impactbandits.core.policy import Policy
-from impactbandits.core.pull_model import NOISE_CODES, PullModel, table_world
+from impactbandits.core.pull_model import PullModel, table_world
 from impactbandits.core.random import BatchRNG
 from impactbandits.core.simulate import Trajectory, checked_checkpoints, play
 from impactbandits.core.simulate import simulate as simulate_readable
@@ -41,7 +41,6 @@ __all__ = [
     "world_for",
 ]
 
-_NOISE = NOISE_CODES
 #: Whose compiled code an error names, by the field it is reported on.
 _WHAT = {"policy": "the compiled step", "environment": "the compiled world"}
 _OTHER = "the compiled code"  # a bound kernel's (CompiledStep.blame)
@@ -408,19 +407,6 @@ def _first_line(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     text = lines[0] if lines else type(error).__name__
     return f"{type(error).__name__}: {text}" if not text.startswith(type(error).__name__) else text
-
-
-def noise_key(model: PullModel, replications: int) -> tuple[np.ndarray, np.ndarray]:
-    """The key and replication ids of ``model``'s common noise, as the loops take them."""
-    if model.table is None:
-        return np.zeros(2, dtype=np.uint64), np.zeros(replications, dtype=np.uint64)
-    key = np.ascontiguousarray(model.table.key, dtype=np.uint64)
-    return key, np.ascontiguousarray(model.table.replications, dtype=np.uint64)
-
-
-def noise_code(model: PullModel) -> int:
-    """``model``'s noise model as the loops number it (:mod:`~impactbandits.kernels.codes`)."""
-    return _NOISE[model.noise]
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ from typing import Any
 from impactbandits.core.compiled import CompiledStep, Kernel
 from impactbandits.core.world import CompiledWorld
 
-__all__ = ["LOOP_SOURCES", "builtin", "files_tag", "loop_tag", "step_tag"]
+__all__ = ["LOOP_SOURCES", "builtin", "files_tag", "loop_tag"]
 
 _HERE = Path(__file__).resolve().parent
 #: The generic loop's own modules: part of every loop's machine code.
@@ -90,19 +90,6 @@ def files_tag(
     for file in files:
         digest.update(Path(file).read_bytes())
     return digest.hexdigest()[:20]
-
-
-@functools.cache
-def _step_tag(init: Kernel, select: Kernel, update: Kernel, stream: bool) -> str | None:
-    kernels = (init, select, update)
-    names = [f"{k.py_func.__module__}:{k.py_func.__qualname__}" for k in kernels]
-    return files_tag([*names, "stream"] if stream else names, [k.py_func for k in kernels])
-
-
-def step_tag(step: CompiledStep) -> str | None:
-    """The name of ``step``'s loop (once per process and step; a stream step's loop hands
-    ``init`` the stream, so it has its own name)."""
-    return _step_tag(step.init, step.select, step.update, step.stream)
 
 
 def loop_tag(
